@@ -1,0 +1,40 @@
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { pgcrypto } from '@electric-sql/pglite/contrib/pgcrypto';
+import { callSql, sqlLiteral, type Claims, type Db, type Row } from './types';
+
+/**
+ * Embedded Postgres (WASM) in this process. `dataDir` undefined keeps everything in memory
+ * (tests); otherwise the directory persists across restarts. One connection, so calls queue.
+ */
+export async function openPglite(dataDir?: string): Promise<Db> {
+  const pg = await PGlite.create({ dataDir, extensions: { vector, pg_trgm, pgcrypto } });
+  return wrapPglite(pg);
+}
+
+export function wrapPglite(pg: PGlite): Db {
+  return {
+    kind: 'pglite',
+    vector: true,
+    async call(claims: Claims, fn: string, args: unknown) {
+      const results = await pg.exec(callSql(claims, fn, args, sqlLiteral));
+      const last = results[results.length - 1];
+      return (last.rows[0] as Row | undefined)?.r ?? null;
+    },
+    async query<T extends Row = Row>(sql: string, params?: unknown[]) {
+      const res = await pg.query<T>(sql, params as never[]);
+      return res.rows;
+    },
+    async exec(sql: string) {
+      await pg.exec(sql);
+    },
+    async listen(channel: string, onPayload: (payload: string) => void) {
+      const unsub = await pg.listen(channel, onPayload);
+      return async () => unsub();
+    },
+    async close() {
+      await pg.close();
+    },
+  };
+}

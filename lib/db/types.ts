@@ -1,0 +1,59 @@
+/** The identity every call runs under; set as request.jwt.claims for the transaction. */
+export type Claims = {
+  sub: string;
+  role: 'authenticated';
+  tenant_id: string;
+  actor_id: string;
+  run_id?: string | null;
+  kind?: 'agent' | 'human' | 'service';
+};
+
+export type Row = Record<string, unknown>;
+
+/** A change event as the activity trigger emits it: ids only. */
+export type ChangeEvent = {
+  seq: number;
+  tenant_id: string;
+  project_id: string | null;
+  object_type: string;
+  object_id: string | null;
+  verb: string;
+  actor_id: string | null;
+  at: string;
+};
+
+/**
+ * The port every adapter uses. `call` runs one RPC under the caller's claims in one transaction and
+ * one round trip; `query` runs as the server itself (migrations, key lookup, bootstrap).
+ */
+export interface Db {
+  readonly kind: 'pglite' | 'pg';
+  /** Whether pgvector is available (semantic search) or only lexical search. */
+  readonly vector: boolean;
+  call(claims: Claims, fn: string, args: unknown): Promise<unknown>;
+  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Runs statements without parameters (migration files). */
+  exec(sql: string): Promise<void>;
+  /** Subscribes to a NOTIFY channel; resolves to an unsubscribe function. */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+const IDENT = /^[a-z_][a-z0-9_]*$/;
+
+/** Builds the one-round-trip statement batch for an RPC call. */
+export function callSql(claims: Claims, fn: string, args: unknown, literal: (s: string) => string): string {
+  if (!IDENT.test(fn)) throw new Error(`not an RPC name: ${fn}`);
+  return (
+    `set local role authenticated; ` +
+    `set local statement_timeout = '30s'; ` +
+    `select set_config('request.jwt.claims', ${literal(JSON.stringify(claims))}, true); ` +
+    `select public.${fn}(${literal(JSON.stringify(args ?? {}))}::jsonb) as r`
+  );
+}
+
+/** Standard SQL string literal; standard_conforming_strings is on everywhere we run. */
+export function sqlLiteral(s: string): string {
+  if (s.includes('\u0000')) throw new Error('NUL byte in SQL literal');
+  return `'${s.replace(/'/g, "''")}'`;
+}
