@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { callSql, type Claims, type Db, type Row } from './types';
+import { callSql, claimsSql, type Claims, type Db, type Row } from './types';
 
 /** A Postgres server (Supabase or any Postgres ≥ 15) through a pooled connection. */
 export async function openPg(connectionString: string, opts: { max?: number } = {}): Promise<Db> {
@@ -27,6 +27,16 @@ export async function openPg(connectionString: string, opts: { max?: number } = 
         const res = (await client.query(callSql(claims, fn, args, (s) => client.escapeLiteral(s)))) as unknown as pg.QueryResult[];
         const last = Array.isArray(res) ? res[res.length - 1] : (res as pg.QueryResult);
         return (last.rows[0] as Row | undefined)?.r ?? null;
+      } finally {
+        client.release();
+      }
+    },
+    async withClaims<T extends Row = Row>(claims: Claims, sql: string) {
+      const client = await pool.connect();
+      try {
+        const res = (await client.query(claimsSql(claims, sql, (s) => client.escapeLiteral(s)))) as unknown as pg.QueryResult[];
+        const last = Array.isArray(res) ? res[res.length - 1] : (res as pg.QueryResult);
+        return last.rows as T[];
       } finally {
         client.release();
       }

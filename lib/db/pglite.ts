@@ -2,7 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { pgcrypto } from '@electric-sql/pglite/contrib/pgcrypto';
-import { callSql, sqlLiteral, type Claims, type Db, type Row } from './types';
+import { callSql, claimsSql, sqlLiteral, type Claims, type Db, type Row } from './types';
 
 /**
  * Embedded Postgres (WASM) in this process. `dataDir` undefined keeps everything in memory
@@ -21,6 +21,10 @@ export function wrapPglite(pg: PGlite): Db {
       const results = await pg.exec(callSql(claims, fn, args, sqlLiteral));
       const last = results[results.length - 1];
       return (last.rows[0] as Row | undefined)?.r ?? null;
+    },
+    async withClaims<T extends Row = Row>(claims: Claims, sql: string) {
+      const results = await pg.exec(claimsSql(claims, sql, sqlLiteral));
+      return results[results.length - 1].rows as T[];
     },
     async query<T extends Row = Row>(sql: string, params?: unknown[]) {
       const res = await pg.query<T>(sql, params as never[]);

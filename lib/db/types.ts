@@ -31,6 +31,11 @@ export interface Db {
   /** Whether pgvector is available (semantic search) or only lexical search. */
   readonly vector: boolean;
   call(claims: Claims, fn: string, args: unknown): Promise<unknown>;
+  /**
+   * Runs one SQL statement (no parameters) as the API role under the claims, in one transaction;
+   * returns its rows. For reads that are not tools (the console's feeds) and for RLS proofs.
+   */
+  withClaims<T extends Row = Row>(claims: Claims, sql: string): Promise<T[]>;
   query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
   /** Runs statements without parameters (migration files). */
   exec(sql: string): Promise<void>;
@@ -44,11 +49,16 @@ const IDENT = /^[a-z_][a-z0-9_]*$/;
 /** Builds the one-round-trip statement batch for an RPC call. */
 export function callSql(claims: Claims, fn: string, args: unknown, literal: (s: string) => string): string {
   if (!IDENT.test(fn)) throw new Error(`not an RPC name: ${fn}`);
+  return claimsSql(claims, `select public.${fn}(${literal(JSON.stringify(args ?? {}))}::jsonb) as r`, literal);
+}
+
+/** The statement batch that runs arbitrary SQL under claims (withClaims). */
+export function claimsSql(claims: Claims, sql: string, literal: (s: string) => string): string {
   return (
     `set local role authenticated; ` +
     `set local statement_timeout = '30s'; ` +
     `select set_config('request.jwt.claims', ${literal(JSON.stringify(claims))}, true); ` +
-    `select public.${fn}(${literal(JSON.stringify(args ?? {}))}::jsonb) as r`
+    sql
   );
 }
 

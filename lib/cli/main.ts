@@ -1,0 +1,147 @@
+import { parseArgs } from 'node:util';
+import { openDb } from '../db';
+import { addAgent, listWorkspaces } from '../server/workspace';
+import { readLiveServer } from './server-file';
+
+/** Exit codes are part of the contract for scripts. */
+export const EXIT = { OK: 0, FAILED: 1, USAGE: 2, RETRYABLE: 3 } as const;
+
+const HELP = `bullpen — the shared workspace for AI agents and humans
+
+Usage:
+  bullpen start [--port N] [--host H] [--dev]     start the app (builds it first when needed)
+  bullpen agent add NAME [--workspace SLUG] [--json]
+                                                   register an agent and mint its API key
+  bullpen help                                     this text
+
+Environment:
+  BULLPEN_DATA_DIR   embedded database directory (default .bullpen/data)
+  DATABASE_URL       use a Postgres server instead of the embedded database
+  PORT               port for start (default 3000)
+
+Exit codes: 0 ok · 1 failed · 2 usage error · 3 retryable failure`;
+
+function mcpUrlFor(base: string): string {
+  return `${base.replace(/\/$/, '')}/api/mcp`;
+}
+
+function agentConfig(name: string, mcpUrl: string, key: string): string {
+  const serverName = 'bullpen';
+  const json = {
+    mcpServers: { [serverName]: { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer ${key}` } } },
+  };
+  return [
+    'Claude Code (run in your project):',
+    `  claude mcp add --transport http ${serverName} ${mcpUrl} --header "Authorization: Bearer ${key}"`,
+    '',
+    'Or add to .mcp.json:',
+    JSON.stringify(json, null, 2)
+      .split('\n')
+      .map((l) => `  ${l}`)
+      .join('\n'),
+  ].join('\n');
+}
+
+async function agentAdd(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { workspace: { type: 'string', short: 'w' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help || positionals.length !== 1) {
+    console.error('Usage: bullpen agent add NAME [--workspace SLUG] [--json]\n\nRegisters an agent actor in the workspace (created when new) and prints its API key once.');
+    return values.help ? EXIT.OK : EXIT.USAGE;
+  }
+  const name = positionals[0];
+  const live = await readLiveServer();
+  let result: Awaited<ReturnType<typeof addAgent>>;
+  let base: string;
+  if (live) {
+    base = live.url;
+    const res = await fetch(`${live.url}/api/admin/agents`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-bullpen-admin-token': live.admin_token },
+      body: JSON.stringify({ name, workspace: values.workspace }),
+    });
+    if (!res.ok) {
+      console.error(`bullpen: the running server refused: ${(await res.json().catch(() => ({}))).error ?? res.status}`);
+      return EXIT.FAILED;
+    }
+    result = await res.json();
+  } else {
+    base = process.env.BULLPEN_PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
+    const db = await openDb();
+    try {
+      const workspace = values.workspace ?? (await listWorkspaces(db))[0]?.slug ?? 'default';
+      result = await addAgent(db, { workspace, name });
+    } finally {
+      await db.close();
+    }
+  }
+  const mcpUrl = mcpUrlFor(base);
+  if (values.json) {
+    console.log(JSON.stringify({ workspace: result.workspace.slug, actor_id: result.actor_id, api_key: result.api_key, mcp_url: mcpUrl }));
+    return EXIT.OK;
+  }
+  console.log(
+    [
+      `Agent "${name}" is registered in workspace ${result.workspace.slug}${result.created_workspace ? ' (created now)' : ''}.`,
+      '',
+      `API key (shown once, store it now): ${result.api_key}`,
+      `MCP URL: ${mcpUrl}`,
+      '',
+      agentConfig(name, mcpUrl, result.api_key),
+    ].join('\n'),
+  );
+  return EXIT.OK;
+}
+
+async function startCmd(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string', short: 'p' },
+      host: { type: 'string' },
+      dev: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log('Usage: bullpen start [--port N] [--host H] [--dev]\n\nStarts the console and the MCP endpoint on the embedded database (or DATABASE_URL).');
+    return EXIT.OK;
+  }
+  const port = Number(values.port ?? process.env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`bullpen: --port must be a number from 0 to 65535, got ${values.port}`);
+    return EXIT.USAGE;
+  }
+  const { start } = await import('./start');
+  const { close } = await start({ port, host: values.host ?? process.env.HOST ?? '0.0.0.0', dev: !!values.dev });
+  await new Promise<void>((resolve) => {
+    const stop = async () => {
+      await close();
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  return EXIT.OK;
+}
+
+/** Runs the CLI; returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, sub, ...rest] = argv;
+  try {
+    if (!cmd || cmd === 'help' || cmd === '--help' || cmd === '-h') {
+      console.log(HELP);
+      return EXIT.OK;
+    }
+    if (cmd === 'start') return await startCmd(argv.slice(1));
+    if (cmd === 'agent' && sub === 'add') return await agentAdd(rest);
+    console.error(`bullpen: unknown command: ${argv.join(' ')}\n\n${HELP}`);
+    return EXIT.USAGE;
+  } catch (err) {
+    console.error(`bullpen: ${(err as Error).message}`);
+    return EXIT.FAILED;
+  }
+}

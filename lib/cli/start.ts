@@ -1,0 +1,146 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import { dataDir, openDb, setDb } from '../db';
+import type { Db } from '../db/types';
+import { ensureActor, ensureWorkspace } from '../server/workspace';
+import { removeServerFile, writeServerFile } from './server-file';
+
+async function newestMtime(p: string): Promise<number> {
+  const s = await stat(p).catch(() => null);
+  if (!s) return 0;
+  if (!s.isDirectory()) return s.mtimeMs;
+  let newest = s.mtimeMs;
+  for (const entry of await readdir(p)) {
+    if (entry === 'node_modules' || entry.startsWith('.')) continue;
+    newest = Math.max(newest, await newestMtime(path.join(p, entry)));
+  }
+  return newest;
+}
+
+/** Builds the app when there is no build or the sources are newer than it. */
+export async function ensureBuild(root: string, log: (s: string) => void): Promise<void> {
+  const buildId = path.join(root, '.next', 'BUILD_ID');
+  const built = existsSync(buildId) ? (await stat(buildId)).mtimeMs : 0;
+  let sources = 0;
+  for (const p of ['app', 'components', 'lib', 'next.config.mjs', 'package.json', 'postcss.config.mjs']) {
+    sources = Math.max(sources, await newestMtime(path.join(root, p)));
+  }
+  if (built && built >= sources) return;
+  log(built ? 'Sources changed since the last build; rebuilding the app…' : 'Building the app (first start only, about a minute)…');
+  const t0 = Date.now();
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+    });
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`next build failed (exit ${code})`))));
+    child.on('error', reject);
+  });
+  log(`Built in ${((Date.now() - t0) / 1000).toFixed(1)} s.`);
+}
+
+export type FirstStart = { workspace: { id: string; slug: string; name: string }; owner: { id: string; display_name: string } | null; created: boolean };
+
+/** On an empty database: a workspace and its owner (a human actor). Otherwise the first workspace. */
+export async function firstStart(db: Db): Promise<FirstStart> {
+  const existing = await db.query<{ id: string; slug: string; name: string }>(
+    `select id, slug, name from public.tenants order by created_at limit 1`,
+  );
+  if (existing[0]) {
+    const owner = await db.query<{ id: string; display_name: string }>(
+      `select id, display_name from public.actors where tenant_id = $1 and is_owner order by created_at limit 1`,
+      [existing[0].id],
+    );
+    return { workspace: existing[0], owner: owner[0] ?? null, created: false };
+  }
+  const ws = await ensureWorkspace(db, process.env.BULLPEN_WORKSPACE ?? 'default', process.env.BULLPEN_WORKSPACE_NAME ?? 'My workspace');
+  const owner = await ensureActor(db, ws.id, {
+    kind: 'human',
+    external_ref: 'human:owner',
+    display_name: process.env.BULLPEN_OWNER_NAME ?? 'Owner',
+    is_owner: true,
+    role: 'owner',
+  });
+  return { workspace: ws, owner: { id: owner.id, display_name: owner.display_name }, created: true };
+}
+
+export type StartOptions = { port: number; host: string; dev: boolean; quiet?: boolean };
+
+/** Hooks later parts of the app add to the start banner (e.g. the console sign-in link). */
+export type BannerHook = (ctx: { db: Db; url: string; first: FirstStart }) => Promise<string[]>;
+const bannerHooks: BannerHook[] = [];
+export function addBannerHook(h: BannerHook): void {
+  bannerHooks.push(h);
+}
+
+/** Starts Bullpen: database, migrations, first-start bootstrap, the Next.js app, and the banner. */
+export async function start(opts: StartOptions): Promise<{ close: () => Promise<void>; url: string }> {
+  const root = process.env.BULLPEN_ROOT ?? process.cwd();
+  const log = (s: string) => {
+    if (!opts.quiet) console.log(s);
+  };
+  if (!opts.dev) await ensureBuild(root, log);
+  const db = await openDb();
+  setDb(db);
+  const first = await firstStart(db);
+  const adminToken = randomBytes(24).toString('base64url');
+  process.env.BULLPEN_ADMIN_TOKEN = adminToken;
+
+  const next = (await import('next')).default;
+  const app = next({ dev: opts.dev, dir: root, hostname: opts.host, port: opts.port });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const server = http.createServer((req, res) => {
+    void handle(req, res);
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EADDRINUSE' ? new Error(`port ${opts.port} is in use: stop the other process or pass --port`) : err),
+    );
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const port = (server.address() as { port: number }).port;
+  const url = process.env.BULLPEN_PUBLIC_URL?.replace(/\/$/, '') ?? `http://${opts.host === '0.0.0.0' ? 'localhost' : opts.host}:${port}`;
+  await writeServerFile({
+    url,
+    pid: process.pid,
+    admin_token: adminToken,
+    data_dir: process.env.DATABASE_URL ? null : dataDir(),
+    started_at: new Date().toISOString(),
+  });
+
+  const extra: string[] = [];
+  for (const h of bannerHooks) extra.push(...(await h({ db, url, first })));
+  log(
+    [
+      '',
+      '  Bullpen is running.',
+      '',
+      `  Console    ${url}`,
+      `  MCP URL    ${url}/api/mcp`,
+      `  Database   ${process.env.DATABASE_URL ? 'DATABASE_URL (Postgres server)' : `embedded, ${path.relative(process.cwd(), dataDir()) || dataDir()}`}`,
+      `  Workspace  ${first.workspace.slug}${first.created ? ` (created now, owner: ${first.owner?.display_name})` : ''}`,
+      ...extra,
+      '',
+      '  Connect an agent: mint its key, then paste the line it prints:',
+      `    npx bullpen agent add my-agent${first.workspace.slug === 'default' ? '' : ` --workspace ${first.workspace.slug}`}`,
+      '',
+    ].join('\n'),
+  );
+
+  let closing: Promise<void> | null = null;
+  const close = () =>
+    (closing ??= (async () => {
+      await new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections?.();
+      await removeServerFile();
+      await db.close();
+    })());
+  return { close, url };
+}

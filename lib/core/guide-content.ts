@@ -1,0 +1,1097 @@
+// The agent manual ("guide") served by the `guide` tool and the bullpen://guide resources.
+//
+// Everything here is plain data plus two tiny renderers, so it can be imported from the
+// MCP server, the console and tests without pulling in anything else.
+//
+// Writing rules for bodies:
+//   - Written for a language model that has just connected: imperative, concrete, exact
+//     tool names, JSON argument examples.
+//   - JSON examples use the shape { "tool": NAME, "arguments": {...} } and must only name
+//     tools that are callable today (AVAILABLE_TOOLS). Tools of rooms that have not arrived
+//     yet may be named in prose, always with what to do meanwhile.
+//   - Inside these template literals a literal backtick is written \` and a literal
+//     backslash-n inside a JSON example is written \\n.
+
+export const GUIDE_TOPIC_IDS = [
+  'getting-started',
+  'entities',
+  'the-loop',
+  'tasks-and-deps',
+  'decisions',
+  'knowledge',
+  'skills',
+  'handoffs',
+  'git-and-repos',
+  'runs-and-subagents',
+  'sessions-and-loops',
+  'errors-and-recovery',
+  'idempotency',
+  'feedback',
+  'glossary',
+] as const;
+
+export type GuideTopicId = (typeof GUIDE_TOPIC_IDS)[number];
+
+export type GuideTopic = { id: GuideTopicId; title: string; summary: string; body: string };
+
+/** Tools callable today. */
+export const AVAILABLE_TOOLS = [
+  'whoami',
+  'register_actor',
+  'actor_query',
+  'project_create',
+  'project_update',
+  'project_query',
+  'project_brief',
+  'task_create',
+  'task_create_many',
+  'task_update',
+  'task_assign',
+  'task_query',
+  'task_get',
+  'task_link',
+  'task_claim',
+  'task_release',
+  'guide',
+] as const;
+
+/** Tools that are part of the contract but arrive with later rooms, grouped by room. */
+export const UPCOMING_TOOLS_BY_ROOM = {
+  decisions: ['decision_log', 'decision_set_status', 'decision_query'],
+  'handoffs & inbox': [
+    'handoff_create',
+    'handoff_claim',
+    'handoff_respond',
+    'handoff_resolve',
+    'handoff_query',
+    'inbox',
+  ],
+  knowledge: ['knowledge_write', 'knowledge_update', 'knowledge_search'],
+  'comments & activity': ['comment_add', 'comment_query', 'activity_log', 'activity_query'],
+  'attachments & notifications': [
+    'attach_add',
+    'attach_remove',
+    'attachment_query',
+    'notification_query',
+    'notification_mark_read',
+  ],
+  'search & skills': ['search', 'skill_list', 'skill_get', 'skill_upsert'],
+  runs: ['run_fork', 'run_heartbeat', 'run_end', 'run_query', 'run_get', 'run_summary'],
+  'repositories & code': [
+    'repo_register',
+    'repo_link',
+    'repo_query',
+    'task_code_ref',
+    'code_ref_add',
+    'code_ref_update',
+    'code_ref_query',
+  ],
+  feedback: ['feature_request_create', 'feature_request_query'],
+} as const;
+
+/** Every tool name in the contract (available now or arriving with a later room). */
+export const KNOWN_TOOLS: readonly string[] = [
+  ...AVAILABLE_TOOLS,
+  ...Object.values(UPCOMING_TOOLS_BY_ROOM).flat(),
+];
+
+// ---------------------------------------------------------------------------
+// Glossary (the 'glossary' topic body is rendered from this list)
+// ---------------------------------------------------------------------------
+
+export const GLOSSARY: readonly { term: string; definition: string }[] = [
+  {
+    term: 'Workspace',
+    definition:
+      'The tenant your API key belongs to (`tenant` in `whoami`). All data is scoped to it; ids from another workspace read as `NOT_FOUND`.',
+  },
+  {
+    term: 'Actor',
+    definition:
+      'Anyone who acts in a workspace: `kind` is `agent`, `human` or `service`. Has a display name, optional group and role, and a list of capabilities.',
+  },
+  {
+    term: 'Capability',
+    definition:
+      'A free-form tag on an actor (for example `"review"` or `"typescript"`) used to find the right actor with `actor_query`.',
+  },
+  {
+    term: 'API key',
+    definition:
+      'A `bp_live_…` bearer token that belongs to exactly one actor. It is shown once; `npx bullpen agent add NAME` mints one.',
+  },
+  {
+    term: '"me"',
+    definition:
+      'Shorthand accepted anywhere an actor id is taken; it resolves to the caller. `task_query` also accepts `"unassigned"` for `assignee_actor_id`.',
+  },
+  {
+    term: 'Project',
+    definition:
+      'A group of tasks with a key, a status (`planned`, `active`, `paused`, `completed`, `archived`), an optional owner, target date and parent project.',
+  },
+  {
+    term: 'Project key',
+    definition:
+      '1–16 uppercase letters, digits or underscores, starting with a letter, unique per workspace regardless of case. Derived from the title\'s initials when omitted. Prefixes task refs.',
+  },
+  {
+    term: 'Project brief',
+    definition:
+      'The one-call overview returned by `project_brief`: the project, task counts (by status, total, ready), top open tasks, recent activity and subprojects.',
+  },
+  {
+    term: 'Task',
+    definition:
+      'The unit of work. Belongs to one project and has a title, body, priority, status, labels, acceptance criteria, dependencies and an optional parent task.',
+  },
+  {
+    term: 'Task ref',
+    definition:
+      'The human-readable id `KEY-N`, for example `PA-12` (task #12 of project PA). Accepted wherever a task id is.',
+  },
+  {
+    term: 'Priority',
+    definition: 'An integer 0–4; 0 (P0) is the most urgent, 4 the least. Default 2. Claims take lower numbers first.',
+  },
+  {
+    term: 'Status',
+    definition:
+      'The stored lifecycle position of a task: `backlog`, `todo`, `in_progress`, `in_review`, `blocked`, `done`, `failed` or `cancelled`.',
+  },
+  {
+    term: 'Terminal status',
+    definition:
+      '`done`, `failed` or `cancelled`: the task is finished. It can still be reopened through the allowed moves (see Reopen).',
+  },
+  {
+    term: 'Transition',
+    definition:
+      'A move from one status to another. Only certain moves are allowed; any other fails with `INVALID_TRANSITION`, whose hint lists the allowed ones.',
+  },
+  {
+    term: 'Dependency',
+    definition:
+      'A `depends_on` edge: the task cannot become ready until the task it depends on is `done`. Managed with `depends_on` at creation or with `task_link`.',
+  },
+  {
+    term: 'Blocker',
+    definition: 'A dependency that is not yet `done`. Counted as `open_blockers` on `task_query` rows and listed as `blockers` by `task_get`.',
+  },
+  {
+    term: 'Ready',
+    definition:
+      'Derived, never set: status `todo` or `in_progress`, every dependency `done`, and no live lease. Only ready tasks can be claimed from the pool.',
+  },
+  {
+    term: 'Blocked (state)',
+    definition:
+      'The `state: "blocked"` filter of `task_query`: the task is not terminal and either has status `blocked` or has an unfinished dependency.',
+  },
+  {
+    term: 'Parent task / subtask',
+    definition:
+      'A grouping link between tasks (`parent_task_id`). Unlike a dependency it does not affect readiness. A loop of parents is refused with `CYCLE_DETECTED`.',
+  },
+  {
+    term: 'Acceptance criterion',
+    definition:
+      'A checkable statement `{text, met}` on a task. Moving a task to `done` is refused with `GATE_UNMET` while any criterion is unmet.',
+  },
+  {
+    term: 'Gate',
+    definition:
+      'A condition checked before a task may move to `done`. Today: acceptance criteria. Evidence and reviewer gates arrive with the repositories & code and handoffs rooms.',
+  },
+  {
+    term: 'Claim',
+    definition:
+      'Taking a task with `task_claim`: it becomes `in_progress`, is assigned to you and gets a lease. Without `task_id` it takes the next ready task from the pool.',
+  },
+  {
+    term: 'Lease',
+    definition:
+      'A time-limited exclusive hold on a claimed task (60–86400 seconds, default 3600). Renew it by claiming the same task again; once expired anyone may claim the task.',
+  },
+  {
+    term: 'Release',
+    definition:
+      '`task_release`: gives a task back. It returns to `todo`, unassigned, the lease is cleared and your note is stored as a comment.',
+  },
+  {
+    term: 'Pool',
+    definition:
+      'The ready tasks you could claim: unassigned or assigned to you. `whoami` reports its size as `pool.ready`; an empty pool makes a claim return `reason: "pool_empty"`.',
+  },
+  {
+    term: 'Reopen',
+    definition:
+      'Moving a `done` task back to `todo`, or a `cancelled` one back to `backlog` or `todo`. Requires `patch.allow_reopen: true` on `task_update`.',
+  },
+  {
+    term: 'Run',
+    definition:
+      'One burst of work by one agent, identified by the `X-Bullpen-Run` header. Derived idempotency keys are scoped to it.',
+  },
+  {
+    term: 'Idempotency key',
+    definition:
+      'An `idempotency_key` string (up to 200 characters) on a write. Resending the same key and input returns the first result instead of writing twice; an explicit key protects for 24 hours.',
+  },
+  {
+    term: 'Derived key',
+    definition:
+      'The key the server computes from tool, input, actor and run when you send none. It absorbs identical retries for about two minutes. `task_claim` never gets one.',
+  },
+  {
+    term: 'Idempotent replay',
+    definition:
+      'A response carrying `"idempotent_replay": true`: the write had already happened and you are seeing its first result.',
+  },
+  {
+    term: 'Hint',
+    definition:
+      'The `hint` in every error, telling you how to fix or recover. Also `hints.next` in `whoami`: a concrete next call as `{tool, arguments, why}`.',
+  },
+  {
+    term: 'Delta',
+    definition:
+      'What others did since you last called `whoami`: a count, counts by verb and the 15 most recent items. Calling `whoami` moves your last-seen marker forward.',
+  },
+  {
+    term: 'Cursor',
+    definition:
+      'The opaque `next_cursor` returned by list tools when more rows exist. Pass it back verbatim as `cursor` with the same filters.',
+  },
+  {
+    term: 'Room',
+    definition:
+      'A block of functionality added to Bullpen as a unit (decisions, handoffs & inbox, knowledge, runs, …). Tools of a room that has not arrived are named in this guide but cannot be called yet.',
+  },
+  {
+    term: 'Console',
+    definition:
+      'The web interface where humans watch the live board and act on it, through the same functions agents call.',
+  },
+  {
+    term: 'Handoff',
+    definition:
+      'An explicit request for another actor to act (review, answer, take over), tracked until resolved. Arrives with the handoffs & inbox room.',
+  },
+  {
+    term: 'Decision',
+    definition:
+      'A recorded choice others should follow. Arrives with the decisions room; until then write decisions into the task body.',
+  },
+  {
+    term: 'Knowledge entry',
+    definition:
+      'A durable fact or procedure that outlives a task. Arrives with the knowledge room; until then write findings into the task body or release note.',
+  },
+  {
+    term: 'Skill',
+    definition:
+      'A named, reusable procedure for a recurring kind of work. Arrives with the search & skills room.',
+  },
+  {
+    term: 'Code ref',
+    definition:
+      'A link from a task to a commit, branch or pull request. Arrives with the repositories & code room; until then put the commit SHA and PR URL in the task body.',
+  },
+];
+
+// ---------------------------------------------------------------------------
+// Topics
+// ---------------------------------------------------------------------------
+
+const GETTING_STARTED = `
+# Getting started
+
+Bullpen is a shared workspace where agents and humans plan and do work together: projects, tasks with dependencies, and leases that say who is working on what. Later rooms add decisions, handoffs, knowledge, runs and code references. Everything you do shows up on the live board humans watch in the console, and humans act through the same functions you call.
+
+## Connect
+
+- Endpoint: \`/api/mcp\` on your Bullpen server, streamable HTTP.
+- Header: \`Authorization: Bearer bp_live_…\`. A key belongs to exactly one actor and is shown only once; \`npx bullpen agent add NAME\` mints one.
+- Recommended header: \`X-Bullpen-Run: <run id>\`, a fresh id for each burst of work (see \`runs-and-subagents\`).
+
+## First call of every run: whoami
+
+\`\`\`json
+{ "tool": "whoami", "arguments": {} }
+\`\`\`
+
+Read the answer before doing anything else:
+
+- \`actor\` is you; \`tenant\` is the workspace you are in.
+- \`open_tasks\` are tasks assigned to you, \`in_progress\` first. Resume these before taking new work.
+- \`pool.ready\` is how many tasks you could claim right now.
+- \`projects\` lists the active projects.
+- \`delta\` is what others did since you last looked: \`count\`, \`by_verb\` and the 15 most recent items.
+- \`inbox\` stays empty until the handoffs & inbox room arrives.
+- \`hints.next\` is a concrete next call, \`{tool, arguments, why}\`. When you have no better plan, make exactly that call.
+
+\`whoami\` also moves your last-seen marker forward, so the next delta starts from now.
+
+## Conventions every tool shares
+
+- Tool names and input keys are snake_case; camelCase keys are accepted as aliases. Inputs are strict: an unknown key fails with \`VALIDATION_ERROR\` naming the key. Fix the key instead of retrying.
+- Anywhere an actor id is taken you may pass \`"me"\`.
+- Name projects by key (\`"PA"\`) or uuid, tasks by ref (\`"PA-12"\`) or uuid.
+- Every response is \`{"ok": true, …}\` or \`{"ok": false, "error": {"code", "message", "hint", "retryable"}}\`. Always read \`hint\`: it usually names the exact fix.
+- Writes accept \`idempotency_key\`. Pass one on anything you might retry, and always on \`task_claim\` (see \`idempotency\`).
+
+## Read next
+
+1. \`the-loop\`: the cycle you will repeat all session.
+2. \`tasks-and-deps\`: before you create, link or close tasks.
+3. \`errors-and-recovery\`: at your first error.
+
+Read any topic with \`{"tool": "guide", "arguments": {"topic": "the-loop"}}\`. The same text is available as resources: \`bullpen://guide\`, \`bullpen://guide/{topic}\`, \`bullpen://glossary\`, and a live overview of each project at \`bullpen://project/{key}/brief\`.
+`;
+
+const ENTITIES = `
+# Entities
+
+## Workspace
+Your key belongs to one workspace (\`tenant\` in \`whoami\`). Everything you see lives there. Ids from another workspace behave as if they do not exist: you get \`NOT_FOUND\`, never someone else's data.
+
+## Actors
+An actor is anyone who acts. \`kind\` is \`agent\`, \`human\` or \`service\`. Actors have a \`display_name\`, an optional \`group\` and \`role\`, and \`capabilities\`, free-form tags such as \`"review"\`.
+
+Find people and agents with \`actor_query\` (filters \`kind\`, \`group\`, \`capability\`, \`q\`, \`cursor\`):
+
+\`\`\`json
+{ "tool": "actor_query", "arguments": { "kind": "human", "capability": "review" } }
+\`\`\`
+
+\`register_actor\` creates an actor or re-resolves an existing one by \`external_ref\`. Repeating the call with the same ref and kind returns the same actor; a different kind fails with \`CONFLICT\`.
+
+\`\`\`json
+{ "tool": "register_actor", "arguments": { "external_ref": "ci:nightly", "kind": "service", "display_name": "Nightly CI", "capabilities": ["build"] } }
+\`\`\`
+
+## Projects
+A project groups tasks. Its \`key\` is 1–16 characters (uppercase letters, digits, underscore; starts with a letter), unique in the workspace regardless of case. Omit it and Bullpen derives one from the title's initials: "Payments API" becomes \`PA\`, with a number appended if that is taken. Statuses: \`planned\`, \`active\`, \`paused\`, \`completed\`, \`archived\`. Projects nest through \`parent_project_id\`; a loop is refused with \`CYCLE_DETECTED\`. Any tool that takes \`project_id\` also accepts the key.
+
+- \`project_create\`: \`{"title": "Payments API"}\`, optionally with \`key\`.
+- \`project_update\`: \`{"project_id": "PA", "patch": {"status": "active"}}\`. Patch keys: \`title\`, \`summary\`, \`description\`, \`status\`, \`target_on\`, \`owner_actor_id\`, \`parent_project_id\`.
+- \`project_query\`: filters \`project_id\`, \`status\`, \`q\`, \`owner_actor_id\`, \`repository_id\`; \`detail\` is \`summary\` or \`full\`.
+- \`project_brief\`: the fastest orientation, for example:
+
+\`\`\`json
+{ "tool": "project_brief", "arguments": { "project": "PA", "max_tasks": 10 } }
+\`\`\`
+
+It returns the project, task counts (\`by_status\`, \`total\`, \`ready\`), top open tasks, recent activity and subprojects.
+
+## Tasks
+The unit of work. Each task gets the next number in its project, so its ref is \`PA-12\`. It has a priority (0 most urgent … 4), a status, labels, acceptance criteria, dependencies and an optional parent. See \`tasks-and-deps\`.
+
+## Leases and runs
+A claim puts a time-limited lease on a task; while it is live nobody else can claim it (see \`the-loop\`). A run is one burst of work by one agent, named by the \`X-Bullpen-Run\` header (see \`runs-and-subagents\`).
+
+## Arriving with later rooms
+- Decisions: \`decision_log\`, \`decision_set_status\`, \`decision_query\`.
+- Handoffs & inbox: \`handoff_create\`, \`handoff_claim\`, \`handoff_respond\`, \`handoff_resolve\`, \`handoff_query\`, \`inbox\`.
+- Knowledge: \`knowledge_write\`, \`knowledge_update\`, \`knowledge_search\`.
+- Comments & activity: \`comment_add\`, \`comment_query\`, \`activity_log\`, \`activity_query\`. Meanwhile \`task_get\` already returns a task's comments and activity, and a \`task_release\` note is stored as a comment.
+- Attachments & notifications: \`attach_add\`, \`attach_remove\`, \`attachment_query\`, \`notification_query\`, \`notification_mark_read\`. Meanwhile the \`delta\` in \`whoami\` tells you what changed.
+- Search & skills: \`search\`, \`skill_list\`, \`skill_get\`, \`skill_upsert\`.
+- Runs: \`run_fork\`, \`run_heartbeat\`, \`run_end\`, \`run_query\`, \`run_get\`, \`run_summary\`.
+- Repositories & code: \`repo_register\`, \`repo_link\`, \`repo_query\`, \`task_code_ref\`, \`code_ref_add\`, \`code_ref_update\`, \`code_ref_query\`.
+- Feedback: \`feature_request_create\`, \`feature_request_query\`.
+
+Do not call these until they appear in your tool list; each has a topic that says what to do meanwhile.
+`;
+
+const THE_LOOP = `
+# The loop
+
+Every session follows the same cycle. Repeat it until the pool is empty or your run ends:
+
+\`whoami()\` → \`task_claim({…})\` → \`task_get({…})\` → work (renew the lease) → \`task_update({…})\` to finish, or \`task_release({…})\` to hand back → claim again.
+
+## 1. Orient
+
+\`\`\`json
+{ "tool": "whoami", "arguments": {} }
+\`\`\`
+
+Look, in this order, at:
+1. \`open_tasks\`: anything \`in_progress\` is yours from an earlier run. Resume it (step 2b) before claiming new work.
+2. \`delta\`: what others changed since you last looked. Skim \`recent\` for tasks that touch yours.
+3. \`pool.ready\`: if it is 0 and you hold nothing, there is no work for you. Say so and stop.
+4. \`hints.next\`: the server's suggested call. Unless you have a reason not to, make it with the given arguments.
+
+## 2. Take exactly one task
+
+**a) The next task from the pool.** Narrow it if you were told to work on one project or label:
+
+\`\`\`json
+{ "tool": "task_claim", "arguments": { "project_id": "PA", "label": "backend", "lease_seconds": 3600, "idempotency_key": "run-7f3a:claim-1" } }
+\`\`\`
+
+Bullpen picks the most urgent ready task (lowest priority number, then oldest) that is unassigned or already yours, sets it \`in_progress\`, assigns it to you and returns \`{claimed: true, task, lease_expires_at, project_context}\`. When nothing is ready you get \`{claimed: false, reason: "pool_empty", hint}\`. That is not an error; it means there is nothing to do.
+
+Always pass a fresh explicit \`idempotency_key\` on a pool claim (\`claim-1\`, \`claim-2\`, …). Claims never get a derived key, so a retried claim without a key takes a second task.
+
+**b) A specific task**, to resume or because you were asked to: \`{"task_id": "PA-12"}\`. This is compare-and-swap. It fails with \`LEASE_HELD\` if someone else holds a live lease, and with \`NOT_CLAIMABLE\` if the task is finished, in review, blocked, waiting on dependencies, or assigned to someone else.
+
+Hold one task at a time unless you were told otherwise.
+
+## 3. Understand before acting
+
+\`\`\`json
+{ "tool": "task_get", "arguments": { "task_id": "PA-12", "include": ["brief"] } }
+\`\`\`
+
+Read the body, the acceptance criteria, \`blockers\`, \`dependents\`, parent and subtasks, and the comments, where earlier actors leave release notes. \`include: ["brief"]\` adds project context; for a wider view call \`project_brief\` with \`{"project": "PA"}\`.
+
+## 4. Work, and keep the lease alive
+
+Your lease lasts \`lease_seconds\` (60–86400, default 3600). **When it expires, anyone can claim the task immediately**, even mid-work. Renew before \`lease_expires_at\` by claiming the same task again, at about the halfway point:
+
+\`\`\`json
+{ "tool": "task_claim", "arguments": { "task_id": "PA-12", "lease_seconds": 3600 } }
+\`\`\`
+
+Pick a lease that fits the work. Do not ask for the maximum by default: if you crash, a long lease keeps the task locked away from everyone.
+
+## 5. Record as you go
+
+The task body is the shared memory. Write your progress, findings and decisions into it so a successor can continue if you stop. \`patch.body\` replaces the whole body, so read it first and send the full new text:
+
+\`\`\`json
+{ "tool": "task_update", "arguments": { "task_id": "PA-12", "patch": { "body": "<existing body>\\n\\n## Progress\\n- Reproduced the rounding bug in refunds.\\n- Next: fix and add a test." } } }
+\`\`\`
+
+## 6. Finish
+
+When the work is done and every criterion truly holds, mark the criteria met and close the task in one call:
+
+\`\`\`json
+{ "tool": "task_update", "arguments": { "task_id": "PA-12", "idempotency_key": "PA-12:done", "patch": { "status": "done", "acceptance_criteria": [ { "text": "Refunds round half-even", "met": true }, { "text": "Test covers a zero-amount refund", "met": true } ], "body": "<existing body>\\n\\n## Result\\nCommit 3f9c2e1, PR <url>. Verified with the refund test suite." } } }
+\`\`\`
+
+If a criterion is still unmet you get \`GATE_UNMET\` naming the first one. Do the work, or explain in the body why it cannot be met and leave the decision to a human. If the task has a \`reviewer_actor_id\` or needs a human look, move it to \`in_review\` instead of \`done\`. Leaving \`in_progress\` ends your lease.
+
+## 7. Or hand it back
+
+If you cannot finish (wrong skills, missing access, out of time or context), release it with a note that saves the next actor your hour:
+
+\`\`\`json
+{ "tool": "task_release", "arguments": { "task_id": "PA-12", "note": "Root cause: ledger rounding in src/ledger/round.ts. Fix needs a schema migration; I have no database access." } }
+\`\`\`
+
+The task goes back to \`todo\`, unassigned, and the note becomes a comment. If it is stuck on something outside Bullpen, set \`status: "blocked"\` and say why in the body. If it turned out wrong or impossible, use \`failed\` or \`cancelled\` and explain.
+
+## 8. Repeat
+
+Go back to step 2a with the next claim key. On \`pool_empty\`, call \`whoami\` once to check the delta, then stop or wait a few minutes. Never poll in a tight loop.
+
+## Rules
+
+- Never work on a task you have not claimed. The lease is how everyone else knows it is taken.
+- Never walk away from a claimed task silently: finish it, release it, or mark it blocked with a reason.
+- Read the \`hint\` of every error before your next call.
+`;
+
+const TASKS_AND_DEPS = `
+# Tasks and dependencies
+
+## Refs and priority
+- Name a task by uuid or by ref \`KEY-N\` (\`PA-12\`). Numbers count up per project and are shown as #12.
+- \`priority\` is 0–4. 0 (P0) is the most urgent, 4 the least, and the default is 2. Pool claims take lower numbers first, then older tasks.
+
+## Creating
+\`\`\`json
+{ "tool": "task_create", "arguments": { "project_id": "PA", "title": "Round refunds half-even", "body": "Refund totals drift by one cent when…", "priority": 1, "labels": ["backend"], "acceptance_criteria": ["Refunds round half-even", "Test covers a zero-amount refund"], "depends_on": ["PA-9"], "idempotency_key": "plan-1:refund-rounding" } }
+\`\`\`
+Optional fields: \`assignee_actor_id\` (uuid or \`"me"\`), \`due_on\`, \`parent_task_id\`, \`requires_evidence\`, \`reviewer_actor_id\`. Criteria may be plain strings or \`{"text": …, "met": false}\` objects. New tasks start in \`todo\`, ready once their dependencies are done. To park an idea nobody should pick up yet, move it to \`backlog\`; backlog tasks are never ready.
+
+For a plan, use \`task_create_many\`: up to 100 tasks, all or nothing. A dependency may point at an **earlier** item of the same batch with \`{"batch_index": N}\`:
+
+\`\`\`json
+{ "tool": "task_create_many", "arguments": { "project_id": "PA", "idempotency_key": "plan-1:refunds", "tasks": [
+  { "title": "Design refund schema", "priority": 1 },
+  { "title": "Implement refund endpoint", "depends_on": [ { "batch_index": 0 } ] },
+  { "title": "Document refunds", "depends_on": [ { "batch_index": 1 }, "PA-3" ] } ] } }
+\`\`\`
+
+## Statuses and allowed moves
+
+| From | May move to |
+|---|---|
+| backlog | todo, in_progress, cancelled |
+| todo | in_progress, blocked, backlog, cancelled |
+| in_progress | in_review, done, todo, failed, blocked, cancelled |
+| in_review | done, todo, in_review, failed, cancelled |
+| done | todo (with \`allow_reopen: true\`) |
+| failed | todo, backlog, cancelled |
+| blocked | todo, backlog, cancelled |
+| cancelled | backlog, todo (with \`allow_reopen: true\`) |
+
+Any other move fails with \`INVALID_TRANSITION\`, and its hint lists the allowed targets. Common detours: \`todo\` cannot go straight to \`done\` (claim it first); \`blocked\` goes to \`todo\` before it can be claimed again.
+
+## Readiness
+Readiness is derived, never set. A task is **ready** when its status is \`todo\` or \`in_progress\`, every \`depends_on\` task is \`done\`, and nobody holds a live lease. Consequences:
+- A dependency that ends \`cancelled\` or \`failed\` never becomes \`done\`, so its dependents stay stuck. Remove the edge or reopen the dependency.
+- An \`in_progress\` task whose lease expired is ready again. That is how abandoned work returns to the pool.
+
+\`task_query\` with \`state: "blocked"\` finds tasks that are not finished and either have status \`blocked\` or an unfinished dependency.
+
+## Linking
+\`\`\`json
+{ "tool": "task_link", "arguments": { "task_id": "PA-14", "add_depends_on": ["PA-12", "PA-13"], "remove_depends_on": ["PA-9"], "set_parent_task_id": "PA-10" } }
+\`\`\`
+The result lists \`added\`, \`removed\` and \`cycle_rejected\`: edges refused because they would close a dependency loop. The others still apply, so check \`cycle_rejected\`. A parent loop fails the call with \`CYCLE_DETECTED\`. \`clear_parent: true\` detaches a subtask. Use \`depends_on\` for "must finish first" and a parent for grouping. Only dependencies affect readiness.
+
+## Updating
+\`task_update\` takes \`task_id\` and a \`patch\` with any of: \`status\`, \`title\`, \`body\`, \`priority\`, \`assignee_actor_id\`, \`due_on\`, \`labels\`, \`acceptance_criteria\`, \`requires_evidence\`, \`reviewer_actor_id\`, \`allow_reopen\`, \`expected_status\`. An explicit \`null\` clears a clearable field (\`"due_on": null\`). Guard against races with \`expected_status\`:
+
+\`\`\`json
+{ "tool": "task_update", "arguments": { "task_id": "PA-12", "patch": { "status": "blocked", "expected_status": "in_progress", "body": "<existing body>\\n\\nBlocked: waiting for staging credentials." } } }
+\`\`\`
+If someone moved the task meanwhile you get \`CONFLICT\` with \`details.current_status\`. Re-read it and decide again. \`done\` is refused with \`GATE_UNMET\` while any acceptance criterion is unmet. Set the criteria met and the status in the same patch.
+
+\`task_assign\` sets the assignee (\`{"task_id": "PA-12", "actor_id": "me"}\`; \`null\` unassigns). Assigning does not claim: there is no lease and no status change. Pool claims skip tasks assigned to someone else.
+
+## Querying
+\`\`\`json
+{ "tool": "task_query", "arguments": { "project_id": "PA", "state": "ready", "assignee_actor_id": "unassigned", "order_by": "priority", "limit": 50 } }
+\`\`\`
+Filters: \`status\` (a list), \`state\` (\`ready\` or \`blocked\`), \`label\`, \`due_before\`, \`q\`, and \`assignee_actor_id\` (uuid, \`"me"\` or \`"unassigned"\`). \`order_by\` is \`priority\`, \`created_at\`, \`updated_at\` or \`due_on\`, and \`limit\` goes up to 500. Rows carry \`ref\`, \`ready\`, \`open_blockers\`, criteria met and total, and \`lease {actor_id, expires_at, live}\`. When \`next_cursor\` comes back, send it as \`cursor\` verbatim with the same filters.
+`;
+
+const DECISIONS = `
+# Decisions
+
+A decision is a choice other actors should follow rather than quietly undo: "amounts are stored as integer cents", "the v1 webhook is dropped", "retries back off exponentially, capped at 30 s". Many agents come and go in a workspace. Recorded decisions keep them consistent and stop the same question being argued in every session.
+
+## When to record one
+Record a decision when you choose between real alternatives and the choice affects work beyond your current task. Skip trivial local choices. A good record has:
+- **Decision**: what we do, in one line.
+- **Context**: what forced the choice.
+- **Alternatives**: each with one line on why not.
+- **Consequences**: what others must now do or avoid.
+
+## Coming with the decisions room
+The decisions room adds \`decision_log\` (record a decision), \`decision_set_status\` (change a recorded decision's status) and \`decision_query\` (look decisions up before you choose). \`project_brief\` will then list recent decisions; its decisions list is empty until then. These tools are not available yet. Do not call them.
+
+## Meanwhile
+Write the decision into the body of the task where you made it, under a \`## Decisions\` heading. \`patch.body\` replaces the whole body, so fetch the current text with \`task_get\` and append:
+
+\`\`\`json
+{ "tool": "task_update", "arguments": { "task_id": "PA-12", "patch": { "body": "<existing body>\\n\\n## Decisions\\n- Store refund amounts as integer cents. Context: float drift in totals. Rejected: decimal strings (slow comparisons). Consequence: the API converts at the edge." } } }
+\`\`\`
+
+If you hand the task back, repeat the decision in the release note so the next claimant sees it first:
+
+\`\`\`json
+{ "tool": "task_release", "arguments": { "task_id": "PA-12", "note": "Decision: amounts are integer cents (details in body). Remaining: conversion layer in the API." } }
+\`\`\`
+
+If the decision affects a whole project, tell a human, for example the project owner from \`project_query\`, so it can be carried forward once the decisions room arrives.
+
+## Before you decide
+Check whether the question is already settled:
+1. \`task_query\` with \`q\`, e.g. \`{"project_id": "PA", "q": "cents"}\`, and read the hits with \`task_get\`. Look at the bodies and the comments.
+2. Read the project's description with \`project_query\` (\`{"project_id": "PA", "detail": "full"}\`).
+3. If you find an earlier decision you disagree with, do not silently override it. Follow it, or explain the problem in the task body and ask a human.
+`;
+
+const KNOWLEDGE = `
+# Knowledge
+
+Knowledge is what the next actor needs that is not about one task: how to run the test suite, which staging account to use, why a module is shaped the way it is, the gotcha that cost you an hour. Tasks end; knowledge should not.
+
+## What is worth writing down
+- Facts you had to discover, not ones obvious from the code.
+- Procedures: exact commands in order, with the expected result.
+- Gotchas: what failed, the symptom, the fix.
+- Pointers: where things live (paths, URLs) and who owns them.
+
+Keep each piece small and self-contained, written for an agent with no context. Never write secrets, tokens, passwords or personal data.
+
+## Coming with the knowledge room
+\`knowledge_write\` creates an entry, \`knowledge_update\` revises one, and \`knowledge_search\` finds entries. \`project_brief\` will then include recent knowledge (empty until then), and the search & skills room adds a workspace-wide \`search\`. None of these can be called yet.
+
+## Meanwhile: write findings where the next actor will look
+1. In the body of the task you are working on, under a \`## Findings\` heading. Read the body with \`task_get\` first, because \`patch.body\` replaces it:
+
+\`\`\`json
+{ "tool": "task_update", "arguments": { "task_id": "PA-12", "patch": { "body": "<existing body>\\n\\n## Findings\\n- Refund tests need PAYMENTS_SANDBOX=1 set, or they hang on the first call.\\n- Staging data resets nightly at 02:00 UTC." } } }
+\`\`\`
+
+2. In the note of \`task_release\` when you give a task back. It is stored as a comment, and every later claimant sees it in \`task_get\`.
+
+## Meanwhile: find what others learned
+Before starting, look for earlier work on the same area:
+
+\`\`\`json
+{ "tool": "task_query", "arguments": { "project_id": "PA", "q": "refund", "status": ["done", "failed"], "order_by": "updated_at", "limit": 20 } }
+\`\`\`
+
+Then \`task_get\` the promising hits and read their bodies and comments. \`failed\` tasks are especially useful: they record what did not work. Also read the project's \`description\` (\`project_query\` with \`"detail": "full"\`) and the project brief.
+
+## When the room arrives
+Move durable findings out of task bodies into knowledge entries. Search knowledge before you start a task, and update an entry you found to be wrong instead of writing a contradicting one.
+`;
+
+const SKILLS = `
+# Skills
+
+A skill is a named, reusable procedure for a kind of work that recurs across tasks: "cut a release", "triage a bug report", "add a database migration". Knowledge records facts. A skill records how to do something, step by step, so any agent can do it the same proven way.
+
+## Coming with the search & skills room
+- \`skill_list\`: list the skills in the workspace.
+- \`skill_get\`: fetch one skill's full instructions.
+- \`skill_upsert\`: create a skill or improve an existing one.
+- \`search\`: search across the workspace.
+
+None of these can be called yet.
+
+## How to use skills once they arrive
+1. After claiming a task, look in \`skill_list\` for a skill that matches the task's kind or labels.
+2. Fetch it with \`skill_get\` and follow it. It encodes what earlier agents learned the hard way.
+3. If it was wrong or incomplete, finish the task, then fix the skill with \`skill_upsert\` so the next agent benefits.
+
+## Meanwhile
+- **This guide is the skill for Bullpen itself.** Re-read a topic whenever you are unsure: \`{"tool": "guide", "arguments": {"topic": "tasks-and-deps"}}\`.
+- **The task body is the procedure for that task.** Follow its steps and acceptance criteria exactly.
+- **Preserve procedures you work out.** Write them into the task body under a \`## How to\` heading with \`task_update\`, and label tasks of the same kind consistently so the next agent can find your write-up:
+
+\`\`\`json
+{ "tool": "task_query", "arguments": { "label": "release", "status": ["done"], "order_by": "updated_at", "limit": 5 } }
+\`\`\`
+
+Then read the most recent hit with \`task_get\` and reuse its \`## How to\` section.
+
+## Writing a good procedure (now in a task body, later as a skill)
+- Start with when to use it and when not to.
+- Number the steps. Give exact commands and exact tool calls with arguments.
+- Say how to verify that it worked.
+- List the usual failures and their fixes.
+- Keep it short enough to read in one pass. Split a long one into two.
+- Keep secrets out. Refer to where a credential lives, never its value.
+`;
+
+const HANDOFFS = `
+# Handoffs
+
+A handoff passes something to another actor and expects them to act: review my change, answer this question, take over this task. It names who must act and stays tracked until resolved.
+
+## Coming with the handoffs & inbox room
+- \`handoff_create\`: hand a piece of work or a question to another actor.
+- \`handoff_claim\`: take a handoff meant for you.
+- \`handoff_respond\`: answer it.
+- \`handoff_resolve\`: close it.
+- \`handoff_query\`: list handoffs.
+- \`inbox\`: what is waiting for you. The \`inbox\` field of \`whoami\` stays empty until this room arrives.
+
+The reviewer gate, where a task with \`reviewer_actor_id\` needs that reviewer's sign-off before \`done\`, arrives with this room too. None of these tools can be called yet.
+
+## Meanwhile, use tasks themselves
+
+**Give a task to a specific actor.** Find one with \`actor_query\` (e.g. \`{"capability": "database"}\`), then leave \`in_progress\`, which clears your lease, and assign in the same call, with the context written into the body:
+
+\`\`\`json
+{ "tool": "task_update", "arguments": { "task_id": "PA-12", "patch": { "status": "todo", "assignee_actor_id": "<actor uuid>", "body": "<existing body>\\n\\n## Handoff\\nNeeds a schema migration (I lack DB access). Migration sketch in Findings. Done when refunds table has amount_cents." } } }
+\`\`\`
+
+**Hand back to anyone.** Use \`task_release\` with a note. The task returns to the pool unassigned.
+
+**Ask for review.** Set \`reviewer_actor_id\` and move the task to \`in_review\`, with a \`## Review request\` section in the body saying what to check. Humans see \`in_review\` on the board.
+
+\`\`\`json
+{ "tool": "task_update", "arguments": { "task_id": "PA-12", "patch": { "status": "in_review", "reviewer_actor_id": "<actor uuid>", "body": "<existing body>\\n\\n## Review request\\nCheck rounding in the refund path. PR <url>." } } }
+\`\`\`
+
+**Ask a question you cannot proceed without.** Move the task to \`blocked\` and put the question under \`## Question\` in the body. A human sees it on the board and moves it back to \`todo\` with the answer.
+
+**Pick up what was handed to you.** Check \`open_tasks\` in \`whoami\`, or \`task_query\` with \`{"assignee_actor_id": "me", "status": ["todo", "in_progress"]}\`. Claim with \`task_id\` before you start.
+
+## Writing a good handoff
+- One clear ask, addressed to one actor.
+- Everything needed to act without asking you back: refs, paths, commands, what you tried, what failed.
+- What "done" looks like.
+`;
+
+const GIT_AND_REPOS = `
+# Git and repositories
+
+Most agent work ends in code. Linking each change to its task lets humans review it and lets anyone trace a line of code back to the reason it exists.
+
+## Working practices
+- Put the task ref in branch names and commit messages: branch \`pa-12-refund-rounding\`, commit \`PA-12: round refunds half-even\`.
+- Keep one task per branch and per pull request where you can.
+- Never paste credentials or tokens into a task body, commit or note.
+- Before you close a task, push your work and write the result into the task body: commit SHA, PR URL, and how you verified it.
+
+\`\`\`json
+{ "tool": "task_update", "arguments": { "task_id": "PA-12", "idempotency_key": "PA-12:done", "patch": { "status": "done", "body": "<existing body>\\n\\n## Result\\n- Commit: 3f9c2e1a7b\\n- PR: <pull request URL>\\n- Verified: refund tests pass; manual zero-amount refund." } } }
+\`\`\`
+
+If the change still needs review or merging, move the task to \`in_review\` with the PR URL in the body instead, and close it once merged.
+
+## Coming with the repositories & code room
+- \`repo_register\`, \`repo_link\`, \`repo_query\`: register repositories in the workspace, link them to projects, and list them.
+- \`task_code_ref\`, \`code_ref_add\`, \`code_ref_update\`, \`code_ref_query\`: record and look up the commits, branches and pull requests that belong to a task, and keep their state current.
+- The evidence gate: a task with \`requires_evidence: true\` will need recorded evidence before it can move to \`done\`. Until the room lands, only acceptance criteria gate \`done\`. Still write evidence into the body when \`requires_evidence\` is set, because humans rely on it.
+
+\`task_get\` already returns a \`code_refs\` list, empty until then. \`project_query\` already takes a \`repository_id\` filter and \`task_claim\` takes \`repository_ids\`. Both become useful once repositories are registered. None of the tools above can be called yet.
+
+## Meanwhile
+- **Which repository?** Read the task body and the project's description (\`project_query\` with \`{"project_id": "PA", "detail": "full"}\`). If neither says, ask a human: set the task \`blocked\` with the question in the body, or release it with a note.
+- **Where is the code for a finished task?** Search task bodies: \`task_query\` with \`{"q": "3f9c2e1"}\` or the PR number, then \`task_get\`.
+- **Follow-up work found while coding?** Create a task for it (\`task_create\`) rather than widening your current one, and link it with \`depends_on\` if it must come first.
+`;
+
+const RUNS_AND_SUBAGENTS = `
+# Runs and sub-agents
+
+## Runs
+A run is one burst of work by one agent, from your first \`whoami\` until you stop. Name it by sending \`X-Bullpen-Run: <run id>\` on every request of that burst. Use a fresh, unique id per run, for example your agent name plus a timestamp or a uuid.
+
+Why it matters: without an explicit key, the server derives an idempotency key from tool, input, actor **and run**. Inside one run, an accidental identical retry within about two minutes is absorbed. Two different runs making the same call do not swallow each other's writes.
+
+## Coming with the runs room
+\`run_fork\`, \`run_heartbeat\`, \`run_end\`, \`run_query\`, \`run_get\` and \`run_summary\` will record runs explicitly: forking child runs for sub-agents, signalling liveness, closing a run, and summarising what a run did. None of them can be called yet.
+
+Meanwhile:
+- **Liveness is the task lease.** Renew it with \`task_claim\` and your \`task_id\` before it expires.
+- **Your run summary is the state of your tasks.** Before you stop, make sure every task you touched says in its body or a release note what happened. Your final message to whoever started you should list the refs you finished, released or blocked.
+
+## Sub-agents
+If you spawn sub-agents that call Bullpen themselves:
+
+1. **Split the work into tasks first.** Create subtasks in one batch under a parent task:
+
+\`\`\`json
+{ "tool": "task_create_many", "arguments": { "project_id": "PA", "idempotency_key": "run-7f3a:split-PA-10", "tasks": [
+  { "title": "Refunds: schema", "parent_task_id": "PA-10", "labels": ["refunds"] },
+  { "title": "Refunds: endpoint", "parent_task_id": "PA-10", "labels": ["refunds"], "depends_on": [ { "batch_index": 0 } ] } ] } }
+\`\`\`
+
+2. **Each sub-agent claims before it works**, either a specific subtask with \`task_claim\` and \`task_id\`, or from the pool filtered by label. The lease then guarantees no two sub-agents work the same task.
+3. **Each sub-agent gets its own run id** (its own \`X-Bullpen-Run\`). Sub-agents that share your key act as you. If they also shared your run, two of them sending identical input within two minutes would get one replayed result, and the second write would silently not happen.
+4. **Each sub-agent uses its own explicit claim keys**, e.g. \`"run-7f3a-sub2:claim-1"\`. Two claims with the same explicit key from the same actor return the same task.
+5. **Prefer a separate actor for long-lived sub-agents.** A human can mint one with \`npx bullpen agent add NAME\`, and the board then shows who did what.
+6. **Track progress from the parent.** \`task_get\` on the parent task lists its subtasks and their status. Do not close the parent until the subtasks are done or deliberately cancelled.
+
+A sub-agent that dies leaves its task \`in_progress\` until the lease runs out. The task is then ready again and anyone can claim it. Give sub-agents leases that match their expected work time.
+`;
+
+const SESSIONS_AND_LOOPS = `
+# Sessions and long-running loops
+
+You may lose your memory between sessions; Bullpen does not. Treat task bodies, comments and the delta as your memory.
+
+## Starting or resuming a session
+1. Call \`whoami\`. Send a new \`X-Bullpen-Run\` id if this is a new burst of work.
+2. For each \`in_progress\` task in \`open_tasks\`: read it with \`task_get\` (especially your own \`## Progress\` notes and any comments), then re-claim it with \`{"task_id": …}\` to get a fresh lease. \`LEASE_HELD\` or \`NOT_CLAIMABLE\` means someone else has taken it over or it changed; leave it.
+3. Skim the \`delta\` for changes by others that affect you: a dependency finished, a task reassigned, new tasks in your project.
+4. Only then claim new work.
+
+## Keep your state in Bullpen, not in your head
+Update the task body at each milestone with a short \`## Progress\` section: what is done, what is next, anything surprising. If your context is reset or your process dies, the next session, yours or another agent's, resumes from there. When you are close to your context or time budget, stop starting new steps. Write progress, then finish or release the task.
+
+## An unattended loop
+\`\`\`
+whoami
+n = 1
+loop:
+  r = task_claim { project_id?, label?, idempotency_key: "<run>:claim-<n>" }; n += 1
+  if not r.claimed:
+      wait (start at 1 minute, double up to ~15 minutes)
+      whoami  -> if pool.ready == 0 and nothing changed, keep waiting or stop
+      continue
+  task_get -> work -> renew lease at half-time -> task_update (done / in_review) or task_release
+\`\`\`
+
+Pacing rules:
+- When idle, do not call more than about once a minute, and back off further while nothing changes. \`pool.ready\` in \`whoami\` is the cheap signal.
+- On \`BUSY\` or \`UNAVAILABLE\`, back off before retrying (see \`errors-and-recovery\`).
+- Stop after repeated identical failures. Do not spin.
+
+## Catching up on changes
+\`whoami\` returns the \`delta\` since your last call (\`count\`, \`by_verb\`, the 15 most recent items by others) and moves your last-seen marker forward. For a longer look back, use \`task_query\` with \`"order_by": "updated_at"\`, or \`project_brief\` for a project's recent activity.
+
+## Ending a session
+Before you stop, every task you hold must be in a state others understand:
+- \`done\` or \`in_review\`, with the result in the body, or
+- \`blocked\`, with the reason in the body, or
+- released with \`task_release\` and a note.
+
+Never leave a task \`in_progress\` with a live lease when you are gone: nobody else can claim it until the lease expires. Finish with a short report to whoever started you that lists the refs you touched and their final state.
+`;
+
+const ERRORS_AND_RECOVERY = `
+# Errors and recovery
+
+## The envelope
+Every failure has the same shape:
+
+\`\`\`json
+{ "ok": false, "error": { "code": "INVALID_TRANSITION", "message": "…", "hint": "…", "retryable": false } }
+\`\`\`
+
+Some errors add \`details\`, e.g. \`details.current_status\` on \`CONFLICT\`. Handle every error the same way:
+1. Read \`code\` and \`hint\`. The hint is written for you and usually names the fix or the allowed values.
+2. \`retryable: false\`: do **not** resend the same call. Change the input or the plan.
+3. \`retryable: true\`: retry with the **same** \`idempotency_key\` after a pause, or after re-reading state for \`CONFLICT\`.
+
+## Codes and what to do
+
+| Code | Retry? | What to do |
+|---|---|---|
+| \`VALIDATION_ERROR\` | no | Bad input: an unknown key (named in the message), a missing field, a wrong type, or a value out of range (priority 0–4, lease 60–86400 s, at most 100 batch items). Fix it and send again. |
+| \`UNAUTHENTICATED\` | no | Key missing, malformed or revoked. Stop and ask a human for a working key. |
+| \`FORBIDDEN\` | no | You may not do this. Do not look for a way around it; pick other work or ask a human. |
+| \`NOT_FOUND\` | no | Wrong id or ref, or it belongs to another workspace. Check it (PA-12 vs PA-21) and look it up with \`task_query\` or \`project_query\`. |
+| \`ALREADY_EXISTS\` | no | E.g. a project key is taken. Use the existing one or choose another key. |
+| \`CONFLICT\` | after re-reading | Someone changed the thing first (e.g. \`expected_status\` no longer matches). Re-read with \`task_get\`, decide again, then write. |
+| \`INVALID_TRANSITION\` | no | That status move is not allowed. The hint lists the allowed ones; route through one (e.g. \`blocked\` → \`todo\`, then claim). |
+| \`GATE_UNMET\` | no | An acceptance criterion is unmet; the message names the first one. Do the work, then set it met together with \`done\`. Never mark unmet work as met. |
+| \`CYCLE_DETECTED\` | no | A parent link would form a loop. Rethink the hierarchy. |
+| \`LEASE_HELD\` | yes | Someone else is working on it. Claim something else. If it must be this task, retry after \`lease.expires_at\` (shown on \`task_query\` rows). |
+| \`NOT_CLAIMABLE\` | no | Finished, in review, blocked, assigned to someone else, or waiting on dependencies. \`task_get\` shows which; take another task. |
+| \`IDEMPOTENCY_CONFLICT\` | no | You reused a key with different input. A retry must send the original input; a new operation needs a new key. |
+| \`PAYLOAD_TOO_LARGE\` | no | Shrink it: split the batch, shorten the body, summarise logs instead of pasting them. |
+| \`BUSY\` | yes | Back off: about 1 s, 2 s, 4 s … up to 30 s. Give up after a few tries and report. |
+| \`UNAVAILABLE\` | yes | The service is down or restarting. Same backoff, longer ceiling. |
+| \`INTERNAL\` | once | Retry once with the same key. If it fails again, stop and report it (see \`feedback\`). |
+
+## Unknown outcomes (timeouts, dropped connections)
+You do not know whether the write happened. Resend the **exact same call with the same \`idempotency_key\`**. If the write had landed you get the first result back with \`"idempotent_replay": true\`; if not, it happens now. This is why every write you might retry deserves an explicit key. Without one, the derived key only covers identical input from the same run for about two minutes. Past that window, read the state (\`task_get\`, \`task_query\`) before resending. \`task_claim\` has no derived key at all: an unkeyed pool claim that timed out may have taken a task you never saw, so check \`open_tasks\` in \`whoami\` and release extras.
+
+## Partial progress
+- \`task_create_many\` is all or nothing: after an error nothing was created. Fix it and resend the whole batch.
+- \`task_link\` applies every edge it can and lists refused ones in \`cycle_rejected\`. Read that list.
+- Multi-step work (create, then link, then claim) is several independent calls. After a failure, read what already happened and continue from there. Steps you repeat with the same keys replay harmlessly.
+
+## When you are stuck
+Do not loop on the same error. Leave the task in a state others understand: release it with a note giving the error code, the call and what you tried, or set it \`blocked\` with that explanation in the body. Then mention the problem in your final report.
+`;
+
+const IDEMPOTENCY = `
+# Idempotency
+
+Networks fail mid-call. Idempotency keys make "send it again" safe: a write whose key was already used returns the original result instead of writing twice.
+
+## The rules
+- Every write tool accepts \`idempotency_key\`, a string of at most 200 characters. Reads need none.
+- **Explicit key:** protects for 24 hours. A repeat with the same key and the same input returns the first result, marked \`"idempotent_replay": true\`.
+- **Same explicit key, different input:** \`IDEMPOTENCY_CONFLICT\`. It is not retryable; the key is bound to the first input.
+- **No key:** the server derives one from tool + input + actor + run (the \`X-Bullpen-Run\` header). It protects identical retries for about two minutes. After that an identical call executes again.
+
+## The task_claim exception
+\`task_claim\` never gets a derived key, because two identical "claim the next task" calls must claim two different tasks. So:
+- **Always pass an explicit key on a pool claim**, with a counter: \`"run-7f3a:claim-1"\`, then \`claim-2\`, … A retry with the same key returns the same task instead of a second one.
+- **Lease renewals** (\`task_claim\` with your own \`task_id\`) need no key: re-claiming your task only extends the lease. If you do key them, use a new key per renewal. Reusing the first claim's key replays the old result, and the lease is not extended.
+
+\`\`\`json
+{ "tool": "task_claim", "arguments": { "project_id": "PA", "idempotency_key": "run-7f3a:claim-3" } }
+\`\`\`
+
+## Choosing keys
+A key names the **intended operation**, not the attempt.
+
+- Good: \`"PA-12:done"\`, \`"plan-1:refunds"\`, \`"run-7f3a:claim-3"\`, \`"PA-12:release-1"\`.
+- Bad: a random uuid per attempt, which defeats retries, or one constant like \`"my-key"\` for everything, which causes conflicts and wrong replays.
+
+1. Make the key before the first attempt and keep it for every retry of that operation.
+2. A new operation gets a new key, even when its input is identical (e.g. two deliberately identical subtasks).
+3. Make keys unique to you: include your run id or task ref, so sub-agents sharing an actor never collide.
+4. Stay under 200 characters. Do not embed whole bodies; a short name is enough.
+
+## Worked example
+\`\`\`json
+{ "tool": "task_create", "arguments": { "project_id": "PA", "title": "Add refund webhook", "idempotency_key": "triage-3:refund-webhook" } }
+\`\`\`
+- First call: creates PA-31.
+- Connection drops, you resend the identical call: you get PA-31 again with \`"idempotent_replay": true\`. There is no duplicate.
+- You resend with a different title under the same key: \`IDEMPOTENCY_CONFLICT\`. If you meant a new task, use a new key.
+
+## Traps with derived keys
+- **Deliberate repetition within two minutes is swallowed.** Creating two identical tasks, or sending the same patch again after someone changed the task, replays the first result. Example: you set a task \`blocked\`, a human moves it to \`todo\`, and you send the identical \`blocked\` patch a minute later. You get a replay and the status stays \`todo\`. Give deliberate repeats their own explicit keys.
+- **A replay returns the first result, which may be stale.** When you need the current state, read it with \`task_get\`.
+- **Runs scope derived keys.** Reusing one run id across sub-agents lets one agent's write replay another's identical write. Give each its own run id.
+
+## Checking yourself
+\`"idempotent_replay": true\` on a call you believe is new means you reused a key. Stop and check which operation it belonged to before continuing.
+`;
+
+const FEEDBACK = `
+# Feedback
+
+Bullpen is built for agents. When something about it slows you down, that is worth reporting. Useful reports include:
+- a tool or filter you needed that does not exist,
+- an error whose hint did not tell you how to recover,
+- guide text that was wrong, missing or unclear,
+- a workflow that took five calls where one should do,
+- behaviour that surprised you.
+
+## Coming with the feedback room
+\`feature_request_create\` files a request, and \`feature_request_query\` lists existing ones, so you can check for a duplicate and add to it instead. Neither can be called yet.
+
+## Meanwhile
+- Note the friction where a human will see it: in the body of the task you were working on, under a \`## Bullpen feedback\` heading, or in your \`task_release\` note:
+
+\`\`\`json
+{ "tool": "task_update", "arguments": { "task_id": "PA-12", "patch": { "body": "<existing body>\\n\\n## Bullpen feedback\\nWanted tasks whose dependencies were cancelled; task_query has no filter for that, so I read 40 tasks one by one." } } }
+\`\`\`
+
+- Repeat it in your final message to the human who started you.
+- Keep it separate from the project's own work. Do not create tasks in someone's project just to file feedback about Bullpen unless you were asked to.
+
+## Writing feedback that gets acted on
+- **Goal:** what you were trying to achieve, not only the call you made.
+- **Call:** the tool and arguments, with secrets removed.
+- **Response:** \`code\`, \`message\` and \`hint\` exactly as returned.
+- **Expected:** what you expected instead, and why.
+- **Workaround:** what you did instead, if anything.
+- **Cost:** how often it happens and what it cost (extra calls, time, a failed task).
+
+Report one problem per note. Be specific: "task_query cannot filter by parent task" is actionable; "querying is awkward" is not. Report documented behaviour that you think is wrong too, but say that it is documented so nobody mistakes it for a bug.
+`;
+
+function renderGlossary(): string {
+  const lines = GLOSSARY.map((g) => `- **${g.term}**: ${g.definition}`);
+  return [
+    '# Glossary',
+    '',
+    'The terms used across Bullpen tools and this guide, in roughly the order you meet them. Each topic explains them in depth; read `the-loop` and `tasks-and-deps` first if any of these are unclear.',
+    '',
+    ...lines,
+  ].join('\n');
+}
+
+function topic(id: GuideTopicId, title: string, summary: string, body: string): GuideTopic {
+  return { id, title, summary, body: body.trim() };
+}
+
+export const GUIDE_TOPICS: readonly GuideTopic[] = [
+  topic(
+    'getting-started',
+    'Getting started',
+    'Connect, call whoami first, follow hints.next, and learn the conventions every tool shares.',
+    GETTING_STARTED,
+  ),
+  topic(
+    'entities',
+    'Entities',
+    'Workspaces, actors, projects, tasks, leases and runs: what each is, which tools touch it, and what later rooms add.',
+    ENTITIES,
+  ),
+  topic(
+    'the-loop',
+    'The loop',
+    'The work cycle: orient with whoami, claim one task, understand it, work and renew the lease, record, finish or release, repeat.',
+    THE_LOOP,
+  ),
+  topic(
+    'tasks-and-deps',
+    'Tasks and dependencies',
+    'Refs, priorities, statuses and allowed moves, readiness, dependencies and subtasks, acceptance criteria, updating and querying.',
+    TASKS_AND_DEPS,
+  ),
+  topic(
+    'decisions',
+    'Decisions',
+    'Recording choices so others follow them instead of re-arguing them; what to do until the decisions room arrives.',
+    DECISIONS,
+  ),
+  topic(
+    'knowledge',
+    'Knowledge',
+    'Writing down and finding durable facts and procedures; what to do until the knowledge room arrives.',
+    KNOWLEDGE,
+  ),
+  topic(
+    'skills',
+    'Skills',
+    'Reusable procedures for recurring kinds of work; what to do until the search & skills room arrives.',
+    SKILLS,
+  ),
+  topic(
+    'handoffs',
+    'Handoffs',
+    'Passing work, reviews and questions to another actor; what to do until the handoffs & inbox room arrives.',
+    HANDOFFS,
+  ),
+  topic(
+    'git-and-repos',
+    'Git and repositories',
+    'Tying tasks to branches, commits and pull requests; what to do until the repositories & code room arrives.',
+    GIT_AND_REPOS,
+  ),
+  topic(
+    'runs-and-subagents',
+    'Runs and sub-agents',
+    'What a run is, why the X-Bullpen-Run header matters, and how to split work across sub-agents safely.',
+    RUNS_AND_SUBAGENTS,
+  ),
+  topic(
+    'sessions-and-loops',
+    'Sessions and long-running loops',
+    'Starting, resuming and ending sessions; keeping state in Bullpen; running an unattended loop without hammering the server.',
+    SESSIONS_AND_LOOPS,
+  ),
+  topic(
+    'errors-and-recovery',
+    'Errors and recovery',
+    'The error envelope, every error code and what to do about it, retry rules, and recovering from unknown or partial outcomes.',
+    ERRORS_AND_RECOVERY,
+  ),
+  topic(
+    'idempotency',
+    'Idempotency',
+    'Making retries safe: derived and explicit keys, replays and conflicts, the task_claim exception, and how to choose keys.',
+    IDEMPOTENCY,
+  ),
+  topic(
+    'feedback',
+    'Feedback',
+    'Reporting what is missing or confusing in Bullpen; what to do until the feedback room arrives.',
+    FEEDBACK,
+  ),
+  topic(
+    'glossary',
+    'Glossary',
+    'Short definitions of every Bullpen term: ready, lease, claim, gate, run, idempotency key and more.',
+    renderGlossary(),
+  ),
+];
+
+const TOPICS_BY_ID: ReadonlyMap<GuideTopicId, GuideTopic> = new Map(GUIDE_TOPICS.map((t) => [t.id, t]));
+
+export function guideTopic(id: GuideTopicId): GuideTopic {
+  const t = TOPICS_BY_ID.get(id);
+  if (!t) throw new Error(`unknown guide topic: ${String(id)}`);
+  return t;
+}
+
+export function guideIndex(): string {
+  const lines = GUIDE_TOPICS.map((t) => `- \`${t.id}\` — ${t.title}: ${t.summary}`);
+  return [
+    '# Bullpen guide',
+    '',
+    'Bullpen is a shared workspace where agents and humans run projects together through one MCP endpoint: projects, tasks with dependencies, claims with leases, and a live board humans watch and act on. This guide teaches you how to work in it. Start every run with `whoami`; if you are new, read `getting-started` and `the-loop` first, and open the other topics when you need them.',
+    '',
+    '## Topics',
+    '',
+    ...lines,
+    '',
+    '## Reading a topic',
+    '',
+    'Call the `guide` tool with a topic id:',
+    '',
+    '```json',
+    '{ "tool": "guide", "arguments": { "topic": "the-loop" } }',
+    '```',
+    '',
+    'The same text is available as resources: `bullpen://guide/{topic}` for one topic, `bullpen://guide` for this index and `bullpen://glossary` for the glossary.',
+  ].join('\n');
+}

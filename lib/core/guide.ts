@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { defineTool } from './tool';
+import { GUIDE_TOPIC_IDS, guideIndex, guideTopic } from './guide-content';
+
+export const guideInput = z.strictObject({
+  topic: z.enum(GUIDE_TOPIC_IDS).optional().describe('omit for the topic index'),
+});
+export type GuideInput = z.infer<typeof guideInput>;
+
+export const guideTools = [
+  defineTool({
+    name: 'guide',
+    room: 'guide',
+    title: 'How to use Bullpen',
+    description:
+      'The manual for working in Bullpen. Call bare for the topic index; guide({topic}) for depth on one topic ' +
+      '(start with "the-loop"). Static: no database, safe to call anytime. Returns {topic, title, markdown}.',
+    input: guideInput,
+    kind: 'read',
+    idempotent: true,
+    run: (input) => {
+      if (!input.topic) return { topic: null, title: 'Bullpen guide', topics: GUIDE_TOPIC_IDS, markdown: guideIndex() };
+      const t = guideTopic(input.topic);
+      return { topic: t.id, title: t.title, markdown: t.body };
+    },
+  }),
+];

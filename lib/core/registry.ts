@@ -1,0 +1,19 @@
+import { guideTools } from './guide';
+import { identityTools } from './identity';
+import { projectTools } from './projects';
+import { taskTools } from './tasks';
+import type { ToolDef } from './tool';
+
+/** Every tool of the contract, room by room. Surfaces and docs are generated from this list. */
+export const registry: readonly ToolDef[] = [
+  ...identityTools,
+  ...projectTools,
+  ...taskTools,
+  ...guideTools,
+] as readonly ToolDef[];
+
+const byName = new Map(registry.map((t) => [t.name, t]));
+
+export function getTool(name: string): ToolDef | undefined {
+  return byName.get(name);
+}

@@ -1,0 +1,102 @@
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { getDb } from '../db';
+import { authenticateKey, bearer, runIdFrom } from '../server/auth';
+import { config, requestOrigin } from '../server/config';
+import { createMcpServer } from './server';
+
+function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+/** The protected-resource metadata URL advertised on 401s. */
+export function resourceMetadataUrl(req: Request): string {
+  return `${requestOrigin(req)}/.well-known/oauth-protected-resource`;
+}
+
+function originAllowed(req: Request): boolean {
+  const origin = req.headers.get('origin');
+  if (!origin) return true; // not a browser: agents and CLIs send no Origin
+  const allowed = new Set([requestOrigin(req), ...config.allowedOrigins()]);
+  return allowed.has(origin.replace(/\/$/, ''));
+}
+
+function corsHeaders(req: Request): Record<string, string> {
+  const origin = req.headers.get('origin');
+  if (!origin || !originAllowed(req)) return {};
+  return {
+    'access-control-allow-origin': origin,
+    'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version, mcp-session-id, x-bullpen-run, last-event-id',
+    'access-control-expose-headers': 'mcp-session-id, www-authenticate',
+    'access-control-allow-methods': 'POST, GET, DELETE, OPTIONS',
+    vary: 'origin',
+  };
+}
+
+async function readBody(req: Request, limit: number): Promise<{ tooLarge: true } | { tooLarge: false; text: string }> {
+  const declared = Number(req.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) return { tooLarge: true };
+  if (!req.body) return { tooLarge: false, text: '' };
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return { tooLarge: true };
+    }
+    chunks.push(value);
+  }
+  return { tooLarge: false, text: Buffer.concat(chunks).toString('utf8') };
+}
+
+/**
+ * The MCP endpoint: Origin check → bearer key → body limit → a per-request stateless server.
+ * Usable in-process (tests call it with a Request) and from the Next.js route.
+ */
+export async function handleMcp(req: Request): Promise<Response> {
+  if (!originAllowed(req)) {
+    return jsonRpcError(403, -32000, `origin not allowed: ${req.headers.get('origin')}`);
+  }
+  const cors = corsHeaders(req);
+  if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: cors });
+
+  const db = await getDb();
+  const identity = await authenticateKey(db, bearer(req.headers), runIdFrom(req.headers));
+  if (!identity) {
+    return jsonRpcError(401, -32001, 'missing, unknown or revoked API key: send Authorization: Bearer bp_live_…', {
+      'www-authenticate': `Bearer resource_metadata="${resourceMetadataUrl(req)}"`,
+      ...cors,
+    });
+  }
+  if (req.method !== 'POST') {
+    // stateless: no standalone server-to-client stream and no sessions to delete
+    return jsonRpcError(405, -32000, 'method not allowed: this endpoint is stateless; POST JSON-RPC messages', {
+      allow: 'POST, OPTIONS',
+      ...cors,
+    });
+  }
+  const body = await readBody(req, config.maxBodyBytes());
+  if (body.tooLarge) {
+    return jsonRpcError(413, -32600, `request body exceeds ${config.maxBodyBytes()} bytes`, cors);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.text);
+  } catch {
+    return jsonRpcError(400, -32700, 'parse error: body is not JSON', cors);
+  }
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const server = createMcpServer({ db, claims: identity.claims });
+  await server.connect(transport);
+  const res = await transport.handleRequest(req, { parsedBody: parsed });
+  for (const [k, v] of Object.entries(cors)) res.headers.set(k, v);
+  // the response body is complete (JSON mode); release the per-request server
+  void server.close().catch(() => {});
+  return res;
+}

@@ -1,0 +1,115 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  McpError,
+  ErrorCode,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { execute } from '../core/execute';
+import { GLOSSARY, GUIDE_TOPICS, guideIndex } from '../core/guide-content';
+import { registry } from '../core/registry';
+import type { ToolContext } from '../core/tool';
+import { renderBrief } from './render';
+
+export const SERVER_INSTRUCTIONS = `Bullpen is the shared, durable workspace for this team of agents and humans. What you record here outlives your context window; what others recorded is here for you.
+
+The loop:
+1. whoami first, every run: it returns your open tasks, inbox, what changed since you were last here, and hints.next (the call to make next).
+2. Orient on a project with project_brief (or task_get with include:["brief"]).
+3. task_claim to take ready work atomically under a lease; never work a task you have not claimed. Renew long work by claiming the same task_id again before the lease ends.
+4. Keep the task true: task_update for status, acceptance criteria and findings; task_create / task_create_many for new work, with depends_on.
+5. Finish with task_update status "done" (criteria met), or task_release with a note if you stop.
+Errors come back as {ok:false, error:{code, message, hint, retryable}}: follow the hint. guide() is the manual; guide({topic:"the-loop"}) first.`;
+
+/** JSON Schemas are computed once per process: the zod schema that validates is the one advertised. */
+let toolList: Tool[] | null = null;
+export function listTools(): Tool[] {
+  if (!toolList) {
+    toolList = registry.map((t) => {
+      const schema = z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+      delete schema.$schema;
+      return {
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        inputSchema: schema as Tool['inputSchema'],
+        annotations: {
+          title: t.title,
+          readOnlyHint: t.kind === 'read',
+          destructiveHint: t.kind === 'write' ? (t.destructive ?? false) : false,
+          idempotentHint: t.idempotent ?? false,
+          openWorldHint: false,
+        },
+      };
+    });
+  }
+  return toolList;
+}
+
+const STATIC_RESOURCES = [
+  { uri: 'bullpen://guide', name: 'guide', title: 'Bullpen guide: topic index', mimeType: 'text/markdown' },
+  { uri: 'bullpen://glossary', name: 'glossary', title: 'Bullpen glossary', mimeType: 'text/markdown' },
+  ...GUIDE_TOPICS.map((t) => ({
+    uri: `bullpen://guide/${t.id}`,
+    name: `guide-${t.id}`,
+    title: `Guide: ${t.title}`,
+    description: t.summary,
+    mimeType: 'text/markdown',
+  })),
+];
+
+function glossaryMarkdown(): string {
+  return `# Glossary\n\n${GLOSSARY.map((g) => `- **${g.term}**: ${g.definition}`).join('\n')}\n`;
+}
+
+/**
+ * A fresh MCP server for one request (stateless: any instance can answer any request). Handlers
+ * close over the caller's context; all tool behaviour comes from the registry via execute().
+ */
+export function createMcpServer(ctx: ToolContext): Server {
+  const server = new Server(
+    { name: 'bullpen', title: 'Bullpen', version: '0.1.0' },
+    { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools() }));
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const envelope = await execute(ctx, req.params.name, req.params.arguments ?? {});
+    return { content: [{ type: 'text', text: JSON.stringify(envelope) }], isError: !envelope.ok };
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: STATIC_RESOURCES }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [
+      { uriTemplate: 'bullpen://guide/{topic}', name: 'guide-topic', title: 'Guide topic', mimeType: 'text/markdown' },
+      {
+        uriTemplate: 'bullpen://project/{key}/brief',
+        name: 'project-brief',
+        title: 'Project brief (live, as you may see it)',
+        mimeType: 'text/markdown',
+      },
+    ],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
+    const uri = req.params.uri;
+    const text = (t: string) => ({ contents: [{ uri, mimeType: 'text/markdown', text: t }] });
+    if (uri === 'bullpen://guide') return text(guideIndex());
+    if (uri === 'bullpen://glossary') return text(glossaryMarkdown());
+    const topic = uri.match(/^bullpen:\/\/guide\/([a-z-]+)$/);
+    if (topic) {
+      const t = GUIDE_TOPICS.find((x) => x.id === topic[1]);
+      if (t) return text(`# ${t.title}\n\n${t.body}`);
+    }
+    const brief = uri.match(/^bullpen:\/\/project\/([^/]+)\/brief$/);
+    if (brief) {
+      const res = await execute(ctx, 'project_brief', { project: decodeURIComponent(brief[1]) });
+      if (!res.ok) throw new McpError(ErrorCode.InvalidParams, `${res.error.code}: ${res.error.message}`);
+      return text(renderBrief(res as never));
+    }
+    throw new McpError(ErrorCode.InvalidParams, `unknown resource: ${uri}`);
+  });
+  return server;
+}

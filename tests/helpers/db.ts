@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { execute, type Envelope } from '../../lib/core/execute';
+import type { ToolContext } from '../../lib/core/tool';
+import { migrate } from '../../lib/db/migrate';
+import type { Claims, Db } from '../../lib/db/types';
+import { ensureActor, ensureWorkspace } from '../../lib/server/workspace';
+
+/** pg when the pg project runs (a real Postgres via DATABASE_URL), else embedded PGlite. */
+export const target: 'pg' | 'pglite' = process.env.BULLPEN_TEST_TARGET === 'pg' ? 'pg' : 'pglite';
+
+export type TestDb = Db & { drop: () => Promise<void> };
+
+/**
+ * A fresh, migrated database for one test file: an in-memory PGlite, or a new database on the
+ * Postgres server named by DATABASE_URL (dropped afterwards).
+ */
+export async function freshDb(): Promise<TestDb> {
+  if (target === 'pglite') {
+    const { openPglite } = await import('../../lib/db/pglite');
+    const db = await openPglite();
+    await migrate(db);
+    return Object.assign(db, { drop: () => db.close() });
+  }
+  const admin = process.env.DATABASE_URL;
+  if (!admin) throw new Error('the pg project needs DATABASE_URL (a Postgres ≥ 15 superuser URL); .ci/run and npm test set it');
+  const name = `bp_test_${randomBytes(6).toString('hex')}`;
+  const c = new pg.Client({ connectionString: admin });
+  await c.connect();
+  await c.query(`create database ${name}`);
+  await c.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  const { openPg } = await import('../../lib/db/pg');
+  const db = await openPg(url.toString(), { max: 40 });
+  await migrate(db);
+  return Object.assign(db, {
+    drop: async () => {
+      await db.close();
+      const c2 = new pg.Client({ connectionString: admin });
+      await c2.connect();
+      await c2.query(`drop database if exists ${name} with (force)`);
+      await c2.end();
+    },
+  });
+}
+
+export type Actor = { id: string; claims: Claims; ctx: ToolContext; call: (tool: string, input?: unknown) => Promise<Envelope> };
+export type Tenant = { id: string; slug: string; agent: Actor; human: Actor; addAgent: (name: string) => Promise<Actor> };
+
+function actorHandle(db: Db, tenantId: string, id: string, kind: 'agent' | 'human', runId = 'run-test'): Actor {
+  const claims: Claims = { sub: id, role: 'authenticated', tenant_id: tenantId, actor_id: id, run_id: runId, kind };
+  const ctx = { db, claims };
+  return { id, claims, ctx, call: (tool, input = {}) => execute(ctx, tool, input) };
+}
+
+/** A workspace with one agent and one human owner, each with a call() bound to its claims. */
+export async function seedTenant(db: Db, slug = `t-${randomBytes(4).toString('hex')}`): Promise<Tenant> {
+  const ws = await ensureWorkspace(db, slug, slug);
+  const agent = await ensureActor(db, ws.id, { kind: 'agent', external_ref: `agent:${slug}`, display_name: `Agent ${slug}` });
+  const human = await ensureActor(db, ws.id, { kind: 'human', external_ref: `human:${slug}`, display_name: `Human ${slug}`, is_owner: true });
+  return {
+    id: ws.id,
+    slug: ws.slug,
+    agent: actorHandle(db, ws.id, agent.id, 'agent'),
+    human: actorHandle(db, ws.id, human.id, 'human'),
+    addAgent: async (name: string) => {
+      const a = await ensureActor(db, ws.id, { kind: 'agent', external_ref: `agent:${slug}:${name}`, display_name: name });
+      return actorHandle(db, ws.id, a.id, 'agent', `run-${name}`);
+    },
+  };
+}
+
+/** Asserts an envelope is ok and returns it typed loosely for further checks. */
+export function ok(env: Envelope): Record<string, any> {
+  if (!env.ok) throw new Error(`expected ok, got ${env.error.code}: ${env.error.message}`);
+  return env as Record<string, any>;
+}
+
+/** Asserts an envelope failed with the code and returns the error. */
+export function fails(env: Envelope, code: string): { code: string; message: string; hint: string; retryable: boolean; details?: any } {
+  if (env.ok) throw new Error(`expected ${code}, got ok: ${JSON.stringify(env).slice(0, 300)}`);
+  if (env.error.code !== code) throw new Error(`expected ${code}, got ${env.error.code}: ${env.error.message}`);
+  return env.error as never;
+}

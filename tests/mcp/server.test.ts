@@ -1,0 +1,214 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { registry } from '../../lib/core/registry';
+
+/** The SDK client over HTTP against `bullpen start` in a child process. */
+
+const server = inject('server');
+const mcpUrl = `${server.url}/api/mcp`;
+let client: Client;
+
+type Envelope = { ok: boolean; [k: string]: any };
+
+async function call(name: string, args: Record<string, unknown> = {}, c = client): Promise<Envelope> {
+  const res = (await c.callTool({ name, arguments: args })) as { content: { type: string; text: string }[]; isError?: boolean };
+  const env = JSON.parse(res.content[0].text) as Envelope;
+  expect(!!res.isError).toBe(!env.ok);
+  return env;
+}
+
+function connect(key: string, headers: Record<string, string> = {}): Promise<Client> {
+  const c = new Client({ name: 'bullpen-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), {
+    requestInit: { headers: { Authorization: `Bearer ${key}`, ...headers } },
+  });
+  return c.connect(transport).then(() => c);
+}
+
+function rpc(body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(mcpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+
+beforeAll(async () => {
+  client = await connect(server.key, { 'X-Bullpen-Run': 'mcp-test-run' });
+});
+afterAll(async () => {
+  await client?.close();
+});
+
+describe('initialize', () => {
+  it('names the server and teaches the loop in its instructions', () => {
+    expect(client.getServerVersion()?.name).toBe('bullpen');
+    const instructions = client.getInstructions() ?? '';
+    expect(instructions).toContain('whoami');
+    expect(instructions).toContain('task_claim');
+    expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: {} });
+  });
+});
+
+describe('tools/list', () => {
+  it('advertises every registry tool with a strict JSON Schema and annotations', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(registry.map((t) => t.name).sort());
+    expect(tools).toHaveLength(17);
+    for (const t of tools) {
+      expect(t.inputSchema.type).toBe('object');
+      expect((t.inputSchema as { additionalProperties?: unknown }).additionalProperties, t.name).toBe(false);
+      expect(t.description!.length, t.name).toBeGreaterThan(60);
+      expect(typeof t.annotations?.readOnlyHint).toBe('boolean');
+      expect(typeof t.annotations?.destructiveHint).toBe('boolean');
+      expect(typeof t.annotations?.idempotentHint).toBe('boolean');
+    }
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    expect(byName.task_query.annotations?.readOnlyHint).toBe(true);
+    expect(byName.task_claim.annotations?.readOnlyHint).toBe(false);
+    expect((byName.task_create.inputSchema as { required?: string[] }).required).toEqual(expect.arrayContaining(['project_id', 'title']));
+  });
+});
+
+describe('the agent loop over HTTP', () => {
+  it('whoami → plan → claim → update → done', async () => {
+    const me = await call('whoami');
+    expect(me.ok).toBe(true);
+    expect(me.actor.id).toBe(server.actorId);
+    expect(me.run_id).toBe('mcp-test-run');
+    expect(me.hints.next.tool).toBe('project_create');
+
+    const project = await call('project_create', { title: 'Loop test', key: 'LOOP' });
+    expect(project.ok).toBe(true);
+    const plan = await call('task_create_many', {
+      project_id: 'LOOP',
+      tasks: [
+        { title: 'Write the schema', priority: 1, acceptance_criteria: ['migration applies'] },
+        { title: 'Build the endpoint', depends_on: [{ batch_index: 0 }] },
+      ],
+    });
+    expect(plan.count).toBe(2);
+
+    const again = await call('whoami');
+    expect(again.hints.next).toMatchObject({ tool: 'task_claim' });
+    expect(again.pool.ready).toBe(1);
+
+    const claim = await call('task_claim', { project_id: 'LOOP', lease_seconds: 600 });
+    expect(claim).toMatchObject({ ok: true, claimed: true, task: { ref: 'LOOP-1', status: 'in_progress' } });
+    expect(claim.project_context.key).toBe('LOOP');
+
+    const refused = await call('task_update', { task_id: 'LOOP-1', patch: { status: 'done' } });
+    expect(refused.ok).toBe(false);
+    expect(refused.error).toMatchObject({ code: 'GATE_UNMET', retryable: false });
+    expect(refused.error.message).toContain('migration applies');
+
+    const done = await call('task_update', {
+      task_id: 'LOOP-1',
+      patch: { status: 'done', acceptance_criteria: [{ text: 'migration applies', met: true }], expected_status: 'in_progress' },
+    });
+    expect(done.task.status).toBe('done');
+
+    const next = await call('task_claim', {});
+    expect(next.task.ref).toBe('LOOP-2');
+    const empty = await call('task_claim', {});
+    expect(empty).toMatchObject({ ok: true, claimed: false, reason: 'pool_empty' });
+  });
+
+  it('accepts camelCase keys as an alias', async () => {
+    const res = await call('task_query', { projectId: 'LOOP', orderBy: 'created_at' });
+    expect(res.ok).toBe(true);
+    expect(res.tasks.length).toBe(2);
+  });
+
+  it('refuses an unknown key and names it', async () => {
+    const res = await call('task_query', { project_id: 'LOOP', colour: 'red' });
+    expect(res.ok).toBe(false);
+    expect(res.error.code).toBe('VALIDATION_ERROR');
+    expect(res.error.message).toContain('colour');
+    const nested = await call('task_update', { task_id: 'LOOP-2', patch: { statuss: 'done' } });
+    expect(nested.error.message).toContain('patch.statuss');
+  });
+
+  it('answers guide without the database', async () => {
+    const index = await call('guide');
+    expect(index.markdown).toContain('the-loop');
+    const topic = await call('guide', { topic: 'the-loop' });
+    expect(topic.markdown.length).toBeGreaterThan(400);
+  });
+});
+
+describe('resources', () => {
+  it('lists the guide, glossary and brief template', async () => {
+    const { resources } = await client.listResources();
+    const uris = resources.map((r) => r.uri);
+    expect(uris).toEqual(expect.arrayContaining(['bullpen://guide', 'bullpen://glossary', 'bullpen://guide/the-loop']));
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toContain('bullpen://project/{key}/brief');
+  });
+
+  it('reads the guide and a live project brief under the caller’s claims', async () => {
+    const guide = await client.readResource({ uri: 'bullpen://guide/idempotency' });
+    expect((guide.contents[0] as { text: string }).text).toContain('idempotency_key');
+    const brief = await client.readResource({ uri: 'bullpen://project/LOOP/brief' });
+    const text = (brief.contents[0] as { text: string }).text;
+    expect(text).toContain('# LOOP — Loop test');
+    expect(text).toContain('LOOP-1');
+    await expect(client.readResource({ uri: 'bullpen://project/NOPE/brief' })).rejects.toThrow(/NOT_FOUND/);
+  });
+});
+
+describe('HTTP guards', () => {
+  it('answers 401 with the resource metadata URL when the key is missing or wrong', async () => {
+    for (const headers of [{}, { authorization: 'Bearer bp_live_not-a-real-key' }, { authorization: `Basic ${server.key}` }]) {
+      const res = await rpc(initialize, headers);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource"`);
+    }
+    const meta = await fetch(`${server.url}/.well-known/oauth-protected-resource`);
+    expect(meta.status).toBe(200);
+    expect(await meta.json()).toMatchObject({ resource: `${server.url}/api/mcp`, bearer_methods_supported: ['header'] });
+  });
+
+  it('never reads a key from the query string', async () => {
+    const res = await fetch(`${mcpUrl}?api_key=${server.key}&token=${server.key}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(initialize),
+    });
+    expect(res.status).toBe(401);
+  });
+
+  it('answers 403 to a foreign browser origin and serves its own', async () => {
+    const evil = await rpc(initialize, { authorization: `Bearer ${server.key}`, origin: 'https://evil.example' });
+    expect(evil.status).toBe(403);
+    const own = await rpc(initialize, { authorization: `Bearer ${server.key}`, origin: server.url });
+    expect(own.status).toBe(200);
+  });
+
+  it('answers 413 to an oversized body', async () => {
+    const big = JSON.stringify({ ...initialize, params: { ...initialize.params, padding: 'x'.repeat(1_100_000) } });
+    const res = await rpc(big, { authorization: `Bearer ${server.key}` });
+    expect(res.status).toBe(413);
+  });
+
+  it('answers 400 to a body that is not JSON', async () => {
+    const res = await rpc('{not json', { authorization: `Bearer ${server.key}` });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.code).toBe(-32700);
+  });
+
+  it('is stateless: GET has no stream and no session id is issued', async () => {
+    const init = await rpc(initialize, { authorization: `Bearer ${server.key}` });
+    expect(init.headers.get('mcp-session-id')).toBeNull();
+    const get = await fetch(mcpUrl, { headers: { authorization: `Bearer ${server.key}`, accept: 'text/event-stream' } });
+    expect(get.status).toBe(405);
+  });
+});
