@@ -6,7 +6,7 @@ export type { Claims, Db, ChangeEvent } from './types';
 
 /** Where embedded data lives unless BULLPEN_DATA_DIR says otherwise. */
 export function dataDir(): string {
-  return path.resolve(process.env.BULLPEN_DATA_DIR ?? path.join(process.cwd(), '.bullpen', 'data'));
+  return path.resolve(/*turbopackIgnore: true*/ process.env.BULLPEN_DATA_DIR ?? path.join(process.cwd(), '.bullpen', 'data'));
 }
 
 /**

@@ -167,7 +167,8 @@ describe('resources', () => {
 
 describe('HTTP guards', () => {
   it('answers 401 with the resource metadata URL when the key is missing or wrong', async () => {
-    for (const headers of [{}, { authorization: 'Bearer bp_live_not-a-real-key' }, { authorization: `Basic ${server.key}` }]) {
+    const attempts: Record<string, string>[] = [{}, { authorization: 'Bearer bp_live_not-a-real-key' }, { authorization: `Basic ${server.key}` }];
+    for (const headers of attempts) {
       const res = await rpc(initialize, headers);
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource"`);
