@@ -86,6 +86,20 @@ exception when invalid_text_representation then
 end
 $$;
 
+-- A listing's cursor is opaque: one that does not decode is the caller's input error (not a server
+-- fault worth retrying), and the message names the field.
+create or replace function bullpen.cursor_arg(p jsonb) returns text
+language plpgsql immutable
+as $$
+begin
+  return convert_from(decode(p ->> 'cursor', 'base64'), 'utf8');
+exception when invalid_parameter_value or character_not_in_repertoire then
+  perform bullpen.fail('VALIDATION_ERROR', 'cursor: not a next_cursor from this listing',
+    'pass next_cursor back verbatim, or omit cursor for the first page');
+  return null;
+end
+$$;
+
 create or replace function bullpen.text_array(p jsonb) returns text[]
 language sql immutable
 as $$
@@ -481,7 +495,7 @@ language plpgsql stable
 as $$
 declare
   v_limit int := greatest(1, least(coalesce((p ->> 'limit')::int, 50), 200));
-  v_after text := case when p ->> 'cursor' is not null then convert_from(decode(p ->> 'cursor', 'base64'), 'utf8') end;
+  v_after text := bullpen.cursor_arg(p);
   v_rows jsonb;
   v_last text;
   v_more boolean;

@@ -670,7 +670,7 @@ declare
   v_order text := coalesce(p ->> 'order_by', 'priority');
   v_sort text;
   v_cmp text;
-  v_cursor jsonb := case when p ->> 'cursor' is not null then convert_from(decode(p ->> 'cursor', 'base64'), 'utf8')::jsonb end;
+  v_cursor jsonb := bullpen.cursor_arg(p)::jsonb;
   v_project uuid;
   v_sql text;
   v_rows jsonb;
@@ -822,7 +822,7 @@ language plpgsql stable
 as $$
 declare
   v_limit int := greatest(1, least(coalesce((p ->> 'limit')::int, 50), 200));
-  v_after text := case when p ->> 'cursor' is not null then convert_from(decode(p ->> 'cursor', 'base64'), 'utf8') end;
+  v_after text := bullpen.cursor_arg(p);
   v_full boolean := coalesce(p ->> 'detail', 'summary') = 'full';
   v_rows jsonb;
   v_last text;
