@@ -4,7 +4,8 @@ const nextConfig = {
   serverExternalPackages: ['@electric-sql/pglite', '@electric-sql/pglite-pgvector', 'pg'],
   poweredByHeader: false,
   reactStrictMode: true,
-  typescript: { ignoreBuildErrors: false },
+  // the app's own sources; tests and benches are type-checked by `npm run typecheck`
+  typescript: { ignoreBuildErrors: false, tsconfigPath: 'tsconfig.next.json' },
 };
 
 export default nextConfig;

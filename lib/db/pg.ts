@@ -1,6 +1,12 @@
 import pg from 'pg';
 import { callSql, claimsSql, type Claims, type Db, type Row } from './types';
 
+/** True when the connection itself failed (not the statement): the client must not be reused. */
+function connectionLost(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return !code || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03';
+}
+
 /** A Postgres server (Supabase or any Postgres ≥ 15) through a pooled connection. */
 export async function openPg(connectionString: string, opts: { max?: number } = {}): Promise<Db> {
   const pool = new pg.Pool({
@@ -9,8 +15,10 @@ export async function openPg(connectionString: string, opts: { max?: number } = 
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
   });
-  // an idle client that loses its server must not crash the process
+  // A client whose server goes away emits 'error'; idle or checked out, that must not crash the
+  // process: the failing query reports it, and release(err) below discards the client.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const vector = (
     await pool.query(`select exists(select 1 from pg_available_extensions where name = 'vector') as v`)
   ).rows[0].v as boolean;
@@ -22,23 +30,31 @@ export async function openPg(connectionString: string, opts: { max?: number } = 
     vector,
     async call(claims: Claims, fn: string, args: unknown) {
       const client = await pool.connect();
+      let broken: Error | undefined;
       try {
         // One simple-protocol batch: an implicit transaction, so set local scopes to this call.
         const res = (await client.query(callSql(claims, fn, args, (s) => client.escapeLiteral(s)))) as unknown as pg.QueryResult[];
         const last = Array.isArray(res) ? res[res.length - 1] : (res as pg.QueryResult);
         return (last.rows[0] as Row | undefined)?.r ?? null;
+      } catch (err) {
+        broken = connectionLost(err) ? (err as Error) : undefined;
+        throw err;
       } finally {
-        client.release();
+        client.release(broken);
       }
     },
     async withClaims<T extends Row = Row>(claims: Claims, sql: string) {
       const client = await pool.connect();
+      let broken: Error | undefined;
       try {
         const res = (await client.query(claimsSql(claims, sql, (s) => client.escapeLiteral(s)))) as unknown as pg.QueryResult[];
         const last = Array.isArray(res) ? res[res.length - 1] : (res as pg.QueryResult);
         return last.rows as T[];
+      } catch (err) {
+        broken = connectionLost(err) ? (err as Error) : undefined;
+        throw err;
       } finally {
-        client.release();
+        client.release(broken);
       }
     },
     async query<T extends Row = Row>(sql: string, params?: unknown[]) {

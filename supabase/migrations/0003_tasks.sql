@@ -48,10 +48,15 @@ create table public.task_dependencies (
   check (task_id <> depends_on_task_id)
 );
 
--- The claim path scans open work in priority order; this index serves it directly.
-create index tasks_claim_idx on public.tasks (tenant_id, priority, created_at, id)
-  where status in ('todo', 'in_progress');
+-- The claim path reads open work in priority order. Claimed rows leave this index (they are
+-- in_progress), so a busy pool never makes a claimer step over the work others already hold.
+create index tasks_ready_idx on public.tasks (tenant_id, priority, created_at, id) where status = 'todo';
+-- In-progress work whose lease may have lapsed is the other source of claimable tasks.
+create index tasks_lease_idx on public.tasks (tenant_id, lease_expires_at) where status = 'in_progress';
 create index tasks_project_status_idx on public.tasks (tenant_id, project_id, status);
+-- Listings in the default order stop after one page instead of sorting the whole project.
+create index tasks_project_priority_idx on public.tasks (tenant_id, project_id, priority, created_at, id);
+create index tasks_priority_idx on public.tasks (tenant_id, priority, created_at, id);
 create index tasks_assignee_idx on public.tasks (tenant_id, assignee_actor_id)
   where status not in ('done', 'cancelled', 'failed');
 create index tasks_parent_idx on public.tasks (tenant_id, parent_task_id) where parent_task_id is not null;
@@ -468,6 +473,7 @@ declare
   v_project uuid;
   v_blockers int;
   v_extended boolean := false;
+  v_exp public.tasks;
 begin
   v_replay := bullpen.idem_begin('task_claim', p);
   if v_replay is not null then
@@ -509,10 +515,12 @@ begin
       return bullpen.idem_finish(p, jsonb_build_object('claimed', false, 'reason', 'no_match',
         'hint', 'no project is linked to those repositories'));
     end if;
-    select t.* into v_task
-      from public.tasks t
-     where t.tenant_id = v_tenant
-       and t.status in ('todo', 'in_progress')
+    -- Two sources of claimable work, each read in priority order with SKIP LOCKED so concurrent
+    -- claimers pass each other instead of queueing: in-progress work whose lease lapsed (rare,
+    -- found through tasks_lease_idx), then todo work that ranks strictly before it (tasks_ready_idx;
+    -- claimed rows leave that index, so the scan never steps over work others hold).
+    select t.* into v_exp from public.tasks t
+     where t.tenant_id = v_tenant and t.status = 'in_progress'
        and (t.lease_expires_at is null or t.lease_expires_at <= now())
        and (t.assignee_actor_id is null or t.assignee_actor_id = v_me or t.assignee_actor_id = t.lease_actor_id)
        and (v_project is null or t.project_id = v_project)
@@ -524,6 +532,22 @@ begin
      order by t.priority, t.created_at, t.id
      limit 1
      for update of t skip locked;
+    select t.* into v_task from public.tasks t
+     where t.tenant_id = v_tenant and t.status = 'todo'
+       and (t.assignee_actor_id is null or t.assignee_actor_id = v_me)
+       and (v_project is null or t.project_id = v_project)
+       and (p ->> 'label' is null or (p ->> 'label') = any (t.labels))
+       and (v_exp.id is null or (t.priority, t.created_at, t.id) < (v_exp.priority, v_exp.created_at, v_exp.id))
+       and not exists (
+         select 1 from public.task_dependencies d
+           join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+          where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')
+     order by t.priority, t.created_at, t.id
+     limit 1
+     for update of t skip locked;
+    if v_task.id is null then
+      v_task := v_exp;
+    end if;
     if v_task.id is null then
       return bullpen.idem_finish(p, jsonb_build_object('claimed', false, 'reason', 'pool_empty',
         'hint', 'no ready task matches; create work with task_create or check blocked tasks with task_query state:"blocked"'));
@@ -673,6 +697,7 @@ declare
   v_cursor jsonb := bullpen.cursor_arg(p)::jsonb;
   v_project uuid;
   v_sql text;
+  v_where text[];
   v_rows jsonb;
   v_keys jsonb;
 begin
@@ -697,45 +722,58 @@ begin
       perform bullpen.fail('VALIDATION_ERROR', format('order_by: unknown order %s', v_order),
         'use priority, created_at, updated_at or due_on');
   end case;
+  -- Only the filters given become predicates, so the planner sees the simplest query; the page is
+  -- sorted and cut on bare rows, and derived fields are computed for the page only.
+  v_where := array['t.tenant_id = $5'];
+  if v_project is not null then
+    v_where := array_append(v_where, 't.project_id = $4'::text);
+  end if;
+  if p ->> 'assignee_actor_id' = 'unassigned' then
+    v_where := array_append(v_where, 't.assignee_actor_id is null'::text);
+  elsif p ->> 'assignee_actor_id' is not null then
+    v_where := array_append(v_where, '(t.assignee_actor_id = ($1->>''assignee_actor_id'')::uuid)'::text);
+  end if;
+  if p -> 'status' is not null then
+    v_where := array_append(v_where, 't.status = any (bullpen.text_array($1->''status''))'::text);
+  end if;
+  if p ->> 'label' is not null then
+    v_where := array_append(v_where, '($1->>''label'') = any (t.labels)'::text);
+  end if;
+  if p ->> 'due_before' is not null then
+    v_where := array_append(v_where, 't.due_on < ($1->>''due_before'')::date'::text);
+  end if;
+  if p ->> 'q' is not null then
+    v_where := array_append(v_where, $w$(t.title ilike '%' || ($1->>'q') || '%' or t.body ilike '%' || ($1->>'q') || '%'
+                              or (pr.key || '-' || t.seq) ilike ($1->>'q'))$w$);
+  end if;
+  if p ->> 'state' = 'ready' then
+    v_where := array_append(v_where, $w$(t.status = 'todo' or (t.status = 'in_progress' and (t.lease_expires_at is null or t.lease_expires_at <= now())))
+      and not exists (select 1 from public.task_dependencies d
+                        join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+                       where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')$w$);
+  elsif p ->> 'state' = 'blocked' then
+    v_where := array_append(v_where, $w$t.status not in ('done', 'cancelled', 'failed')
+      and (t.status = 'blocked' or exists (select 1 from public.task_dependencies d
+                        join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+                       where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done'))$w$);
+  end if;
+  if v_cursor is not null then
+    v_where := array_append(v_where, v_cmp);
+  end if;
   v_sql := format($q$
-    with base as (
-      select t, pr.key as project_key, bullpen.task_open_blockers(t.id) as open_blockers,
-             case $3
-               when 'priority' then jsonb_build_array(t.priority, t.created_at, t.id)
-               when 'due_on' then jsonb_build_array(coalesce(t.due_on, 'infinity'::date), t.priority, t.id)
-               when 'created_at' then jsonb_build_array(t.created_at, t.id)
-               else jsonb_build_array(t.updated_at, t.id) end as sort_keys
-        from public.tasks t
-        join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
-       where t.tenant_id = bullpen.tenant_id()
-         and ($4::uuid is null or t.project_id = $4)
-         and (($1->>'assignee_actor_id') is null
-              or (($1->>'assignee_actor_id') = 'unassigned' and t.assignee_actor_id is null)
-              or t.assignee_actor_id::text = ($1->>'assignee_actor_id'))
-         and (($1->'status') is null or t.status = any (bullpen.text_array($1->'status')))
-         and (($1->>'label') is null or ($1->>'label') = any (t.labels))
-         and (($1->>'due_before') is null or t.due_on < ($1->>'due_before')::date)
-         and (($1->>'q') is null or t.title ilike '%%' || ($1->>'q') || '%%' or t.body ilike '%%' || ($1->>'q') || '%%'
-              or (pr.key || '-' || t.seq) ilike ($1->>'q'))
-         and (($1->>'state') is null
-              or (($1->>'state') = 'ready' and t.status in ('todo', 'in_progress')
-                  and (t.lease_expires_at is null or t.lease_expires_at <= now())
-                  and not exists (select 1 from public.task_dependencies d
-                                    join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-                                   where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done'))
-              or (($1->>'state') = 'blocked' and t.status not in ('done', 'cancelled', 'failed')
-                  and (t.status = 'blocked' or exists (select 1 from public.task_dependencies d
-                                    join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-                                   where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done'))))
-         and ($2 is null or %s)
-       order by %s
-       limit %s
-    )
-    select coalesce(jsonb_agg(bullpen.task_row_json(b.t, b.project_key, b.open_blockers) order by rn), '[]'),
-           (array_agg(b.sort_keys order by rn desc))[1]
-      from (select base.*, row_number() over () as rn from base) b
-  $q$, v_cmp, v_sort, v_limit + 1);
-  execute v_sql into v_rows, v_keys using p, v_cursor, v_order, v_project;
+    select coalesce(jsonb_agg(bullpen.task_row_json(b.t, b.project_key, bullpen.task_open_blockers((b.t).id)) order by b.rn), '[]')
+      from (
+        select page.*, row_number() over () as rn from (
+          select t, pr.key as project_key
+            from public.tasks t
+            join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
+           where %s
+           order by %s
+           limit %s
+        ) page
+      ) b
+  $q$, array_to_string(v_where, ' and '), v_sort, v_limit + 1);
+  execute v_sql into v_rows using p, v_cursor, v_order, v_project, bullpen.tenant_id();
   if jsonb_array_length(v_rows) > v_limit then
     v_rows := v_rows - v_limit;
     -- the cursor is the sort key of the last row kept, which the query above cannot know; read it back
@@ -813,8 +851,10 @@ as $$
     'total', (select count(*) from public.tasks where tenant_id = bullpen.tenant_id() and project_id = p_project_id),
     'ready', (select count(*) from public.tasks t
                where t.tenant_id = bullpen.tenant_id() and t.project_id = p_project_id
-                 and t.status in ('todo', 'in_progress') and (t.lease_expires_at is null or t.lease_expires_at <= now())
-                 and bullpen.task_open_blockers(t.id) = 0))
+                 and (t.status = 'todo' or (t.status = 'in_progress' and (t.lease_expires_at is null or t.lease_expires_at <= now())))
+                 and not exists (select 1 from public.task_dependencies d
+                                   join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+                                  where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')))
 $$;
 
 create or replace function public.project_query(p jsonb) returns jsonb
@@ -916,11 +956,16 @@ declare
   v_next jsonb;
 begin
   select * into v_actor from public.actors where tenant_id = bullpen.tenant_id() and id = v_me;
-  select count(*) into v_pool from public.tasks t
-   where t.tenant_id = bullpen.tenant_id() and t.status in ('todo', 'in_progress')
-     and (t.lease_expires_at is null or t.lease_expires_at <= now())
-     and (t.assignee_actor_id is null or t.assignee_actor_id = v_me or t.assignee_actor_id = t.lease_actor_id)
-     and bullpen.task_open_blockers(t.id) = 0;
+  -- counted up to a cap: "100+ ready" orients an agent as well as an exact figure, at a fixed cost
+  select count(*) into v_pool from (
+    select 1 from public.tasks t
+     where t.tenant_id = bullpen.tenant_id()
+       and (t.status = 'todo' or (t.status = 'in_progress' and (t.lease_expires_at is null or t.lease_expires_at <= now())))
+       and (t.assignee_actor_id is null or t.assignee_actor_id = v_me or t.assignee_actor_id = t.lease_actor_id)
+       and not exists (select 1 from public.task_dependencies d
+                         join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+                        where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')
+     limit 101) capped;
   select coalesce(jsonb_agg(x.j order by x.o, x.priority, x.seq), '[]') into v_open from (
     select bullpen.task_row_json(t, pr.key, bullpen.task_open_blockers(t.id)) as j,
            case t.status when 'in_progress' then 0 when 'in_review' then 1 else 2 end as o, t.priority, t.seq
@@ -934,7 +979,8 @@ begin
       'why', format('you are working on %s "%s"; re-read it and carry on (task_claim with its task_id extends the lease)',
                     v_resume ->> 'ref', v_resume ->> 'title'))
     when v_pool > 0 then jsonb_build_object('tool', 'task_claim', 'arguments', '{}'::jsonb,
-      'why', format('%s ready task%s in the pool; claim the highest-priority one', v_pool, case when v_pool = 1 then '' else 's' end))
+      'why', format('%s ready task%s in the pool; claim the highest-priority one',
+                    case when v_pool > 100 then '100+' else v_pool::text end, case when v_pool = 1 then '' else 's' end))
     when exists (select 1 from public.projects where tenant_id = bullpen.tenant_id()) then
       jsonb_build_object('tool', 'task_query', 'arguments', jsonb_build_object('state', 'blocked'),
         'why', 'nothing is ready; see what is blocked, or plan new work with task_create_many')
@@ -945,7 +991,7 @@ begin
     'actor', bullpen.actor_json(v_actor),
     'tenant', (select jsonb_build_object('id', t.id, 'slug', t.slug, 'name', t.name) from public.tenants t where t.id = bullpen.tenant_id()),
     'run_id', bullpen.run_id(),
-    'pool', jsonb_build_object('ready', v_pool),
+    'pool', jsonb_build_object('ready', least(v_pool, 100), 'more', v_pool > 100),
     'hints', jsonb_build_object('next', v_next));
   if 'tasks' = any (v_include) then
     v_out := v_out || jsonb_build_object('open_tasks', v_open);
@@ -961,22 +1007,28 @@ begin
          order by key limit 20) pr));
   end if;
   if 'delta' = any (v_include) then
+    -- the newest 500 changes by others since last seen; older ones are summarised by count only
     select jsonb_build_object(
       'since', v_actor.last_seen_at,
       'first_visit', v_actor.last_seen_at is null,
       'count', count(*),
+      'truncated', count(*) >= 500,
       'by_verb', coalesce((select jsonb_object_agg(verb, n) from (
-          select verb, count(*) n from public.activity
-           where tenant_id = bullpen.tenant_id() and actor_id is distinct from v_me
-             and at > coalesce(v_actor.last_seen_at, '-infinity') group by verb) v), '{}'),
+          select y.verb, count(*) n from (
+            select ac.verb from public.activity ac
+             where ac.tenant_id = bullpen.tenant_id() and ac.actor_id is distinct from v_me
+               and ac.at > coalesce(v_actor.last_seen_at, '-infinity')
+             order by ac.id desc limit 500) y group by y.verb) v), '{}'),
       'recent', coalesce(jsonb_agg(jsonb_build_object('seq', x.id, 'verb', x.verb, 'summary', x.summary,
           'object_type', x.object_type, 'object_id', x.object_id, 'actor', x.actor, 'at', x.at) order by x.id desc)
           filter (where x.rn <= 15), '[]'))
       into v_delta
       from (select ac.*, a.display_name as actor, row_number() over (order by ac.id desc) rn
-              from public.activity ac left join public.actors a on a.tenant_id = ac.tenant_id and a.id = ac.actor_id
-             where ac.tenant_id = bullpen.tenant_id() and ac.actor_id is distinct from v_me
-               and ac.at > coalesce(v_actor.last_seen_at, '-infinity')) x;
+              from (select * from public.activity ac
+                     where ac.tenant_id = bullpen.tenant_id() and ac.actor_id is distinct from v_me
+                       and ac.at > coalesce(v_actor.last_seen_at, '-infinity')
+                     order by ac.id desc limit 500) ac
+              left join public.actors a on a.tenant_id = ac.tenant_id and a.id = ac.actor_id) x;
     v_out := v_out || jsonb_build_object('delta', v_delta);
   end if;
   update public.actors set last_seen_at = now() where tenant_id = bullpen.tenant_id() and id = v_me;

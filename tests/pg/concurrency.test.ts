@@ -84,9 +84,9 @@ describe('idempotency under contention', () => {
     const input = { project_id: 'CON', title: 'exactly once', idempotency_key: 'same-key-100' };
     const results = await Promise.all(Array.from({ length: 100 }, () => T.agent.call('task_create', input)));
     for (const r of results) ok(r);
-    const taskIds = new Set(results.map((r) => (r as { task_id: string }).task_id));
+    const taskIds = new Set(results.map((r) => ok(r).task_id as string));
     expect(taskIds.size).toBe(1);
-    expect(results.filter((r) => (r as { idempotent_replay?: boolean }).idempotent_replay).length).toBe(99);
+    expect(results.filter((r) => ok(r).idempotent_replay === true).length).toBe(99);
     const [{ n }] = await db.query<{ n: number }>(`select count(*)::int as n from tasks where tenant_id = $1 and title = 'exactly once'`, [T.id]);
     expect(n).toBe(1);
   });

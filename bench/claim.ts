@@ -1,0 +1,188 @@
+/**
+ * Claim-next throughput at 1, 8 and 32 concurrent agents, three ways, in one run on one Postgres:
+ *   sql      — a bare FOR UPDATE SKIP LOCKED claim statement (the ceiling)
+ *   executor — execute(ctx, 'task_claim') in-process (validation, claims, RPC, envelope)
+ *   http     — MCP tools/call over HTTP against `bullpen start` (the product path)
+ * then p50/p99 latency of whoami, task_claim and task_query over HTTP at 16 concurrent clients.
+ * Prints JSON lines.
+ */
+import pg from 'pg';
+import { randomBytes } from 'node:crypto';
+import { execute } from '../lib/core/execute';
+import { openPg } from '../lib/db/pg';
+import { migrate } from '../lib/db/migrate';
+import type { Claims, Db } from '../lib/db/types';
+import { ensureActor, ensureWorkspace, mintKey } from '../lib/server/workspace';
+import { emit, mcpCall, percentile, startServer } from './lib';
+// @ts-expect-error plain ESM helper without types
+import { startLocalPostgres } from '../scripts/pg-local.mjs';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const LEVELS = (process.env.BENCH_LEVELS ?? '1,8,32').split(',').map(Number);
+
+type Agent = { claims: Claims; key: string; id: string };
+
+async function seedWorkspace(db: Db, name: string, tasks: number, agents: number, withKeys: boolean) {
+  const ws = await ensureWorkspace(db, `${name}-${randomBytes(3).toString('hex')}`);
+  const owner = await ensureActor(db, ws.id, { kind: 'human', external_ref: 'human:bench', display_name: 'Bench owner', is_owner: true });
+  const [project] = await db.query<{ id: string }>(
+    `insert into projects (tenant_id, key, title, owner_actor_id, task_seq) values ($1, 'BENCH', 'Bench', $2, $3) returning id`,
+    [ws.id, owner.id, tasks],
+  );
+  await db.query(
+    `insert into tasks (tenant_id, project_id, seq, title, priority, created_by_actor_id, labels)
+     select $1, $2, g, 'bench task ' || g, g % 5, $3, array['bench'] from generate_series(1, $4) g`,
+    [ws.id, project.id, owner.id, tasks],
+  );
+  await db.query('analyze tasks');
+  const list: Agent[] = [];
+  for (let i = 0; i < agents; i++) {
+    const a = await ensureActor(db, ws.id, { kind: 'agent', external_ref: `agent:bench-${i}`, display_name: `bench-${i}` });
+    const key = withKeys ? (await mintKey(db, ws.id, a.id)).api_key : '';
+    list.push({ id: a.id, key, claims: { sub: a.id, role: 'authenticated', tenant_id: ws.id, actor_id: a.id, run_id: `bench-${i}` } });
+  }
+  return { tenantId: ws.id, projectId: project.id, agents: list };
+}
+
+/** Runs `work` in `n` loops for SECONDS (or until a loop reports the pool empty); counts successes. */
+async function drive(n: number, work: (i: number) => Promise<'ok' | 'empty'>) {
+  let count = 0;
+  let errors = 0;
+  const deadline = Date.now() + SECONDS * 1000;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: n }, async (_, i) => {
+      while (Date.now() < deadline) {
+        try {
+          if ((await work(i)) === 'empty') return;
+          count++;
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  return { claims: count, errors, seconds: Math.round(seconds * 1000) / 1000, claims_per_s: Math.round(count / seconds) };
+}
+
+async function main() {
+  let pgLocal: { url: string; stop: () => void } | null = null;
+  let adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) {
+    pgLocal = await startLocalPostgres();
+    if (!pgLocal) throw new Error('bench needs Postgres: set DATABASE_URL or install postgresql');
+    adminUrl = pgLocal.url;
+  }
+  const dbName = `bp_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${dbName}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${dbName}`;
+  const db = await openPg(url.toString(), { max: 40 });
+  await migrate(db);
+  const server = await startServer({ DATABASE_URL: url.toString() });
+  const bare = new pg.Pool({ connectionString: url.toString(), max: 40 });
+  const [{ server_version }] = (await bare.query('show server_version')).rows;
+  emit({ bench: 'env', postgres: server_version, node: process.version, cores: (await import('node:os')).cpus().length, seconds_per_run: SECONDS });
+
+  const ceiling: Record<number, number> = {};
+  try {
+    for (const n of LEVELS) {
+      const pool = Math.max(2000, n * 1500);
+      // sql: the ceiling
+      {
+        const ws = await seedWorkspace(db, 'bench-sql', pool, n, false);
+        const r = await drive(n, async (i) => {
+          const res = await bare.query(
+            `with c as (
+               select id from tasks
+                where tenant_id = $1 and status in ('todo', 'in_progress')
+                  and (lease_expires_at is null or lease_expires_at <= now())
+                  and (assignee_actor_id is null or assignee_actor_id = $2)
+                order by priority, created_at, id limit 1 for update skip locked)
+             update tasks t set status = 'in_progress', assignee_actor_id = $2, lease_actor_id = $2,
+                    lease_expires_at = now() + interval '1 hour'
+               from c where t.tenant_id = $1 and t.id = c.id returning t.id`,
+            [ws.tenantId, ws.agents[i].id],
+          );
+          return res.rowCount ? 'ok' : 'empty';
+        });
+        ceiling[n] = r.claims_per_s;
+        emit({ bench: 'claim_next', mode: 'sql', concurrency: n, ...r });
+      }
+      // executor
+      {
+        const ws = await seedWorkspace(db, 'bench-exec', pool, n, false);
+        const r = await drive(n, async (i) => {
+          const env = await execute({ db, claims: ws.agents[i].claims }, 'task_claim', {});
+          if (!env.ok) throw new Error(env.error.message);
+          return env.claimed ? 'ok' : 'empty';
+        });
+        emit({ bench: 'claim_next', mode: 'executor', concurrency: n, ...r, pct_of_sql: Math.round((r.claims_per_s / ceiling[n]) * 100) });
+      }
+      // http
+      {
+        const ws = await seedWorkspace(db, 'bench-http', pool, n, true);
+        const r = await drive(n, async (i) => {
+          const env = await mcpCall(server.url, ws.agents[i].key, 'task_claim', {});
+          if (!env.ok) throw new Error(JSON.stringify(env));
+          return env.claimed ? 'ok' : 'empty';
+        });
+        emit({ bench: 'claim_next', mode: 'http', concurrency: n, ...r, pct_of_sql: Math.round((r.claims_per_s / ceiling[n]) * 100) });
+      }
+    }
+
+    // latency over HTTP at 16 concurrent clients
+    const clients = 16;
+    const ws = await seedWorkspace(db, 'bench-lat', 20_000, clients, true);
+    const calls: [string, Record<string, unknown>][] = [
+      ['whoami', {}],
+      ['task_claim', {}],
+      ['task_query', { project_id: 'BENCH', state: 'ready', limit: 20 }],
+    ];
+    for (const [tool, args] of calls) {
+      const samples: number[] = [];
+      let errors = 0;
+      const deadline = Date.now() + SECONDS * 1000;
+      await Promise.all(
+        Array.from({ length: clients }, async (_, i) => {
+          while (Date.now() < deadline) {
+            const t0 = performance.now();
+            try {
+              const env = await mcpCall(server.url, ws.agents[i].key, tool, args);
+              if (!env.ok) throw new Error('not ok');
+              samples.push(performance.now() - t0);
+            } catch {
+              errors++;
+            }
+          }
+        }),
+      );
+      samples.sort((a, b) => a - b);
+      emit({
+        bench: 'latency_http',
+        tool,
+        concurrency: clients,
+        calls: samples.length,
+        errors,
+        calls_per_s: Math.round(samples.length / SECONDS),
+        p50_ms: percentile(samples, 50),
+        p99_ms: percentile(samples, 99),
+      });
+    }
+  } finally {
+    await server.stop();
+    await bare.end();
+    await db.close();
+    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
+    await admin.end();
+    pgLocal?.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
