@@ -98,8 +98,7 @@ async function main() {
           const res = await bare.query(
             `with c as (
                select id from tasks
-                where tenant_id = $1 and status in ('todo', 'in_progress')
-                  and (lease_expires_at is null or lease_expires_at <= now())
+                where tenant_id = $1 and status = 'todo'
                   and (assignee_actor_id is null or assignee_actor_id = $2)
                 order by priority, created_at, id limit 1 for update skip locked)
              update tasks t set status = 'in_progress', assignee_actor_id = $2, lease_actor_id = $2,

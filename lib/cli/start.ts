@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import http from 'node:http';
+import { Readable } from 'node:stream';
 import path from 'node:path';
 import { dataDir, openDb, setDb } from '../db';
 import type { Db } from '../db/types';
@@ -69,6 +70,38 @@ export async function firstStart(db: Db): Promise<FirstStart> {
   return { workspace: ws, owner: { id: owner.id, display_name: owner.display_name }, created: true };
 }
 
+/** Serves a Web-standard handler (Request → Response) on a Node request. */
+async function serveWeb(req: http.IncomingMessage, res: http.ServerResponse, handler: (r: Request) => Promise<Response>): Promise<void> {
+  try {
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) {
+      if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+    }
+    const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS';
+    const body = hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined;
+    const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url}`, {
+      method: req.method,
+      headers,
+      body,
+      // @ts-expect-error Node's fetch needs duplex for a streamed request body
+      duplex: 'half',
+    });
+    const response = await handler(request);
+    const out: Record<string, string | string[]> = {};
+    response.headers.forEach((v, k) => {
+      out[k] = k === 'set-cookie' ? response.headers.getSetCookie() : v;
+    });
+    res.writeHead(response.status, out);
+    if (response.body) {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
+    }
+    res.end();
+  } catch (err) {
+    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: (err as Error).message }, id: null }));
+  }
+}
+
 export type StartOptions = { port: number; host: string; dev: boolean; quiet?: boolean };
 
 /** Hooks later parts of the app add to the start banner (e.g. the console sign-in link). */
@@ -95,7 +128,14 @@ export async function start(opts: StartOptions): Promise<{ close: () => Promise<
   const app = next({ dev: opts.dev, dir: root, hostname: opts.host, port: opts.port });
   await app.prepare();
   const handle = app.getRequestHandler();
+  const { handleMcp } = await import('../mcp/http');
   const server = http.createServer((req, res) => {
+    // The MCP endpoint is the hot path: serve it with the same handler its route file exports, without
+    // Next's page routing in front (about 3 ms less per call on two cores). Everything else is Next's.
+    if (req.url === '/api/mcp' || req.url?.startsWith('/api/mcp?')) {
+      void serveWeb(req, res, handleMcp);
+      return;
+    }
     void handle(req, res);
   });
   server.keepAliveTimeout = 65_000;
