@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../db/errors';
+import { toolsMarkdown } from './docs';
+import { registry } from './registry';
+
+describe('the registry', () => {
+  it('names every tool once, in snake_case, with a model-facing description', () => {
+    const names = registry.map((t) => t.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const t of registry) {
+      expect(t.name).toMatch(/^[a-z][a-z0-9_]*$/);
+      expect(t.description.length, t.name).toBeGreaterThan(80);
+      expect(t.input.def.type, t.name).toBe('object');
+    }
+  });
+
+  it('keeps docs/tools.md in step with the code (run `npm run docs` after changing a tool)', () => {
+    expect(readFileSync('docs/tools.md', 'utf8')).toBe(toolsMarkdown());
+  });
+
+  it('documents every error code in the README', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    for (const code of Object.keys(ERROR_CODES)) expect(readme, code).toContain(`\`${code}\``);
+  });
+
+  it('gives every write an idempotency_key input', () => {
+    for (const t of registry.filter((x) => x.kind === 'write')) {
+      expect(Object.keys(t.input.shape), t.name).toContain('idempotency_key');
+    }
+  });
+});
