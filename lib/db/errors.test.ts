@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES, mapDbError, toolError } from './errors';
+
+describe('mapDbError', () => {
+  it('maps Bullpen SQLSTATEs with their message, hint and JSON detail', () => {
+    const e = mapDbError({ code: 'BPGAT', message: 'acceptance criterion not met: "x"', hint: 'meet it', detail: '{"criterion":"x"}' });
+    expect(e).toEqual({ code: 'GATE_UNMET', message: 'acceptance criterion not met: "x"', hint: 'meet it', retryable: false, details: { criterion: 'x' } });
+  });
+  it('falls back to the code’s default hint', () => {
+    expect(mapDbError({ code: 'BPNTF', message: 'no task' }).hint).toBe(ERROR_CODES.NOT_FOUND.hint);
+  });
+  it('maps Postgres classes by meaning', () => {
+    expect(mapDbError({ code: '23505', message: 'dup', constraint: 'projects_tenant_key_idx' }).code).toBe('ALREADY_EXISTS');
+    expect(mapDbError({ code: '23503', message: 'fk' }).code).toBe('NOT_FOUND');
+    expect(mapDbError({ code: '22P02', message: 'bad uuid' }).code).toBe('VALIDATION_ERROR');
+    expect(mapDbError({ code: '40P01', message: 'deadlock' })).toMatchObject({ code: 'BUSY', retryable: true });
+    expect(mapDbError({ code: '57P01', message: 'terminating' })).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
+    expect(mapDbError(new Error('connect ECONNREFUSED 127.0.0.1:5432'))).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
+    expect(mapDbError(new Error('boom')).code).toBe('INTERNAL');
+    expect(mapDbError(undefined).code).toBe('INTERNAL');
+  });
+  it('builds envelope errors with the registry of codes', () => {
+    expect(toolError('LEASE_HELD', 'held')).toEqual({ code: 'LEASE_HELD', message: 'held', hint: ERROR_CODES.LEASE_HELD.hint, retryable: true });
+  });
+});
