@@ -242,6 +242,20 @@ describe('derived idempotency (no key given)', () => {
     expect(b.idempotent_replay).toBeUndefined();
   });
 
+  it('replays a deliberate repeat within the window, even after the task moved on (the documented trap)', async () => {
+    const task = ok(await t.agent.call('task_create', { project_id: 'EXE', title: 'toggled' }));
+    ok(await t.agent.call('task_update', { task_id: task.task_id, patch: { status: 'blocked' } }));
+    ok(await t.human.call('task_update', { task_id: task.task_id, patch: { status: 'todo' } }));
+    const repeat = ok(await t.agent.call('task_update', { task_id: task.task_id, patch: { status: 'blocked' } }));
+    expect(repeat.idempotent_replay).toBe(true);
+    expect(repeat.task.status).toBe('blocked');
+    expect(ok(await t.agent.call('task_get', { task_id: task.task_id })).task.status).toBe('todo');
+    // an explicit key makes the deliberate repeat happen
+    const keyed = ok(await t.agent.call('task_update', { task_id: task.task_id, patch: { status: 'blocked' }, idempotency_key: 'exe-again' }));
+    expect(keyed.idempotent_replay).toBeUndefined();
+    expect(keyed.previous_status).toBe('todo');
+  });
+
   it('never derives a key for task_claim: two claims without task_id take two different tasks', async () => {
     const p = ok(await t.agent.call('project_create', { title: 'Claim pool', key: 'CLP' }));
     ok(await t.agent.call('task_create_many', { project_id: 'CLP', tasks: [{ title: 'one', labels: ['clp'] }, { title: 'two', labels: ['clp'] }] }));

@@ -23,7 +23,7 @@ describe('whoami', () => {
     expect(r.inbox).toEqual([]);
     expect(r.inbox_count).toBe(0);
     expect(r.projects).toEqual([]);
-    expect(r.pool).toEqual({ ready: 0 });
+    expect(r.pool).toMatchObject({ ready: 0 });
     expect(r.delta).toMatchObject({ first_visit: true, since: null });
   });
 
