@@ -91,12 +91,16 @@ async function serveWeb(req: http.IncomingMessage, res: http.ServerResponse, han
     response.headers.forEach((v, k) => {
       out[k] = k === 'set-cookie' ? response.headers.getSetCookie() : v;
     });
+    // a handler that answered before reading the whole body (413) leaves bytes on the socket:
+    // close the connection rather than parse them as the next request
+    if (!req.complete) res.shouldKeepAlive = false;
     res.writeHead(response.status, out);
     if (response.body) {
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
     }
     res.end();
   } catch (err) {
+    res.shouldKeepAlive = false;
     if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: (err as Error).message }, id: null }));
   }

@@ -761,18 +761,16 @@ begin
     v_where := array_append(v_where, v_cmp);
   end if;
   v_sql := format($q$
-    select coalesce(jsonb_agg(bullpen.task_row_json(b.t, b.project_key, bullpen.task_open_blockers((b.t).id)) order by b.rn), '[]')
+    select coalesce(jsonb_agg(bullpen.task_row_json(b.t, b.project_key, bullpen.task_open_blockers((b.t).id)) order by %s), '[]')
       from (
-        select page.*, row_number() over () as rn from (
-          select t, pr.key as project_key
-            from public.tasks t
-            join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
-           where %s
-           order by %s
-           limit %s
-        ) page
+        select t, pr.key as project_key
+          from public.tasks t
+          join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
+         where %s
+         order by %s
+         limit %s
       ) b
-  $q$, array_to_string(v_where, ' and '), v_sort, v_limit + 1);
+  $q$, replace(v_sort, 't.', '(b.t).'), array_to_string(v_where, ' and '), v_sort, v_limit + 1);
   execute v_sql into v_rows using p, v_cursor, v_order, v_project, bullpen.tenant_id();
   if jsonb_array_length(v_rows) > v_limit then
     v_rows := v_rows - v_limit;
