@@ -9,6 +9,7 @@ import {
   ErrorCode,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import { execute } from '../core/execute';
 import { GLOSSARY, GUIDE_TOPICS, guideIndex } from '../core/guide-content';
@@ -67,6 +68,10 @@ function glossaryMarkdown(): string {
   return `# Glossary\n\n${GLOSSARY.map((g) => `- **${g.term}**: ${g.definition}`).join('\n')}\n`;
 }
 
+// Building an Ajv instance is the costliest part of a Server; one shared validator serves them all
+// (it only caches compiled schemas, nothing about a client).
+const validator = new AjvJsonSchemaValidator();
+
 /**
  * A fresh MCP server for one request (stateless: any instance can answer any request). Handlers
  * close over the caller's context; all tool behaviour comes from the registry via execute().
@@ -74,7 +79,7 @@ function glossaryMarkdown(): string {
 export function createMcpServer(ctx: ToolContext): Server {
   const server = new Server(
     { name: 'bullpen', title: 'Bullpen', version: '0.1.0' },
-    { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS },
+    { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS, jsonSchemaValidator: validator },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools() }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
