@@ -314,12 +314,16 @@ declare
   );
 begin
   perform pg_notify('bullpen_changes', v_event::text);
-  begin
-    perform realtime.send(v_event, 'change', 'tenant:' || new.tenant_id::text, true);
-  exception when others then
-    -- a broadcast failure must never undo the write it reports
-    null;
-  end;
+  -- Supabase Realtime keeps broadcasts in realtime.messages; elsewhere there is nothing to send to,
+  -- and skipping the guarded block spares every write a subtransaction.
+  if to_regclass('realtime.messages') is not null then
+    begin
+      perform realtime.send(v_event, 'change', 'tenant:' || new.tenant_id::text, true);
+    exception when others then
+      -- a broadcast failure must never undo the write it reports
+      null;
+    end;
+  end if;
   return null;
 end
 $$;

@@ -461,8 +461,11 @@ begin
 end
 $$;
 
+-- Custom plans: the optional filters (project, label) must fold away before planning, or a generic
+-- plan that serves every combination degrades to a scan of the whole workspace under load.
 create or replace function public.task_claim(p jsonb) returns jsonb
 language plpgsql
+set plan_cache_mode = force_custom_plan
 as $$
 declare
   v_replay jsonb;
@@ -940,6 +943,7 @@ $$;
 
 create or replace function public.whoami(p jsonb) returns jsonb
 language plpgsql
+set plan_cache_mode = force_custom_plan
 as $$
 declare
   v_me uuid := bullpen.require_actor();
