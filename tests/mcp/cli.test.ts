@@ -52,3 +52,24 @@ describe('bullpen agent add', () => {
     expect(help.stdout).toContain('bullpen agent add NAME');
   });
 });
+
+describe('restarts', () => {
+  it('keep every row: a second open of the same data dir sees the first run’s workspace, actors and keys', async () => {
+    const { openDb } = await import('../../lib/db');
+    const { firstStart } = await import('../../lib/cli/start');
+    const data = path.join(dir, 'restart');
+    const first = await openDb({ dataDir: data, url: '' });
+    const a = await firstStart(first);
+    expect(a.created).toBe(true);
+    await first.close();
+    const second = await openDb({ dataDir: data, url: '' });
+    try {
+      const b = await firstStart(second);
+      expect(b).toMatchObject({ created: false, workspace: { id: a.workspace.id }, owner: { id: a.owner!.id } });
+      const [{ n }] = await second.query<{ n: number }>('select count(*)::int as n from bullpen.migrations');
+      expect(n).toBeGreaterThanOrEqual(3);
+    } finally {
+      await second.close();
+    }
+  });
+});
