@@ -219,6 +219,16 @@ as $$
   from jsonb_array_elements(case when jsonb_typeof(p) = 'array' then p else '[]'::jsonb end) with ordinality as e(c, i)
 $$;
 
+/** True while any dependency of the task is not done. Inlined by the planner into the caller's query. */
+create or replace function bullpen.task_waiting(p_tenant_id uuid, p_task_id uuid) returns boolean
+language sql stable
+as $$
+  select exists (
+    select 1 from public.task_dependencies d
+      join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+     where d.tenant_id = p_tenant_id and d.task_id = p_task_id and dt.status <> 'done')
+$$;
+
 create or replace function bullpen.task_open_blockers(p_task_id uuid) returns integer
 language sql stable
 as $$
@@ -528,10 +538,7 @@ begin
        and (t.assignee_actor_id is null or t.assignee_actor_id = v_me or t.assignee_actor_id = t.lease_actor_id)
        and (v_project is null or t.project_id = v_project)
        and (p ->> 'label' is null or (p ->> 'label') = any (t.labels))
-       and not exists (
-         select 1 from public.task_dependencies d
-           join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-          where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')
+       and not bullpen.task_waiting(t.tenant_id, t.id)
      order by t.priority, t.created_at, t.id
      limit 1
      for update of t skip locked;
@@ -541,10 +548,7 @@ begin
        and (v_project is null or t.project_id = v_project)
        and (p ->> 'label' is null or (p ->> 'label') = any (t.labels))
        and (v_exp.id is null or (t.priority, t.created_at, t.id) < (v_exp.priority, v_exp.created_at, v_exp.id))
-       and not exists (
-         select 1 from public.task_dependencies d
-           join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-          where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')
+       and not bullpen.task_waiting(t.tenant_id, t.id)
      order by t.priority, t.created_at, t.id
      limit 1
      for update of t skip locked;
@@ -751,14 +755,10 @@ begin
   end if;
   if p ->> 'state' = 'ready' then
     v_where := array_append(v_where, $w$(t.status = 'todo' or (t.status = 'in_progress' and (t.lease_expires_at is null or t.lease_expires_at <= now())))
-      and not exists (select 1 from public.task_dependencies d
-                        join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-                       where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')$w$);
+      and not bullpen.task_waiting(t.tenant_id, t.id)$w$);
   elsif p ->> 'state' = 'blocked' then
     v_where := array_append(v_where, $w$t.status not in ('done', 'cancelled', 'failed')
-      and (t.status = 'blocked' or exists (select 1 from public.task_dependencies d
-                        join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-                       where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done'))$w$);
+      and (t.status = 'blocked' or bullpen.task_waiting(t.tenant_id, t.id))$w$);
   end if;
   if v_cursor is not null then
     v_where := array_append(v_where, v_cmp);
@@ -853,9 +853,7 @@ as $$
     'ready', (select count(*) from public.tasks t
                where t.tenant_id = bullpen.tenant_id() and t.project_id = p_project_id
                  and (t.status = 'todo' or (t.status = 'in_progress' and (t.lease_expires_at is null or t.lease_expires_at <= now())))
-                 and not exists (select 1 from public.task_dependencies d
-                                   join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-                                  where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')))
+                 and not bullpen.task_waiting(t.tenant_id, t.id)))
 $$;
 
 create or replace function public.project_query(p jsonb) returns jsonb
@@ -964,9 +962,7 @@ begin
      where t.tenant_id = bullpen.tenant_id()
        and (t.status = 'todo' or (t.status = 'in_progress' and (t.lease_expires_at is null or t.lease_expires_at <= now())))
        and (t.assignee_actor_id is null or t.assignee_actor_id = v_me or t.assignee_actor_id = t.lease_actor_id)
-       and not exists (select 1 from public.task_dependencies d
-                         join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-                        where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')
+       and not bullpen.task_waiting(t.tenant_id, t.id)
      limit 101) capped;
   select coalesce(jsonb_agg(x.j order by x.o, x.priority, x.seq), '[]') into v_open from (
     select bullpen.task_row_json(t, pr.key, bullpen.task_open_blockers(t.id)) as j,
