@@ -161,7 +161,9 @@ create table public.activity (
   summary text not null default '',
   severity text not null default 'info' check (severity in ('info', 'warn', 'critical')),
   metadata jsonb not null default '{}',
-  at timestamptz not null default now(),
+  -- the moment of the write, not the start of its transaction: "what changed since I looked"
+  -- compares against it, and a long transaction must not date its changes into the past
+  at timestamptz not null default clock_timestamp(),
   primary key (tenant_id, id)
 );
 
