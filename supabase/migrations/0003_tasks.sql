@@ -52,7 +52,8 @@ create table public.task_dependencies (
 -- in_progress), so a busy pool never makes a claimer step over the work others already hold.
 create index tasks_ready_idx on public.tasks (tenant_id, priority, created_at, id) where status = 'todo';
 -- In-progress work whose lease may have lapsed is the other source of claimable tasks.
-create index tasks_lease_idx on public.tasks (tenant_id, lease_expires_at) where status = 'in_progress';
+-- (no lease counts as lapsed: a card moved to in progress by hand is claimable work)
+create index tasks_lease_idx on public.tasks (tenant_id, (coalesce(lease_expires_at, '-infinity'))) where status = 'in_progress';
 create index tasks_project_status_idx on public.tasks (tenant_id, project_id, status);
 -- Listings in the default order stop after one page instead of sorting the whole project.
 create index tasks_project_priority_idx on public.tasks (tenant_id, project_id, priority, created_at, id);
@@ -532,9 +533,17 @@ begin
     -- claimers pass each other instead of queueing: in-progress work whose lease lapsed (rare,
     -- found through tasks_lease_idx), then todo work that ranks strictly before it (tasks_ready_idx;
     -- claimed rows leave that index, so the scan never steps over work others hold).
-    select t.* into v_exp from public.tasks t
+    -- The lapsed leases are gathered through tasks_lease_idx first (materialized, so the planner
+    -- cannot trade it for a walk of the whole workspace in priority order hoping to meet one).
+    with lapsed as materialized (
+      select l.id from public.tasks l
+       where l.tenant_id = v_tenant and l.status = 'in_progress'
+         and coalesce(l.lease_expires_at, '-infinity') <= now()
+       limit 256
+    )
+    select t.* into v_exp from public.tasks t join lapsed on lapsed.id = t.id
      where t.tenant_id = v_tenant and t.status = 'in_progress'
-       and (t.lease_expires_at is null or t.lease_expires_at <= now())
+       and coalesce(t.lease_expires_at, '-infinity') <= now()
        and (t.assignee_actor_id is null or t.assignee_actor_id = v_me or t.assignee_actor_id = t.lease_actor_id)
        and (v_project is null or t.project_id = v_project)
        and (p ->> 'label' is null or (p ->> 'label') = any (t.labels))
