@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { ActivityFeed } from './feed';
 import { callSql, claimsSql, type Claims, type Db, type Row } from './types';
 
 /** True when the connection itself failed (not the statement): the client must not be reused. */
@@ -22,6 +23,11 @@ export async function openPg(connectionString: string, opts: { max?: number } = 
   const vector = (
     await pool.query(`select exists(select 1 from pg_available_extensions where name = 'vector') as v`)
   ).rows[0].v as boolean;
+  // NOTIFY takes a database-wide lock at commit, which serialised concurrent writers; here the
+  // change feed polls the activity log instead (BULLPEN_CHANGE_FEED=notify restores NOTIFY)
+  const quiet = (process.env.BULLPEN_CHANGE_FEED ?? 'poll') !== 'notify';
+  let feed: ActivityFeed | null = null;
+  const feedHandlers = new Set<(payload: string) => void>();
   let listener: pg.Client | null = null;
   const handlers = new Map<string, Set<(payload: string) => void>>();
 
@@ -33,7 +39,7 @@ export async function openPg(connectionString: string, opts: { max?: number } = 
       let broken: Error | undefined;
       try {
         // One simple-protocol batch: an implicit transaction, so set local scopes to this call.
-        const res = (await client.query(callSql(claims, fn, args, (s) => client.escapeLiteral(s)))) as unknown as pg.QueryResult[];
+        const res = (await client.query(callSql(claims, fn, args, (s) => client.escapeLiteral(s), quiet))) as unknown as pg.QueryResult[];
         const last = Array.isArray(res) ? res[res.length - 1] : (res as pg.QueryResult);
         return (last.rows[0] as Row | undefined)?.r ?? null;
       } catch (err) {
@@ -66,6 +72,20 @@ export async function openPg(connectionString: string, opts: { max?: number } = 
     },
     async listen(channel: string, onPayload: (payload: string) => void) {
       if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`bad channel ${channel}`);
+      if (channel === 'bullpen_changes' && quiet) {
+        feed ??= new ActivityFeed(pool, (payload) => {
+          for (const h of feedHandlers) h(payload);
+        });
+        feedHandlers.add(onPayload);
+        feed.start();
+        return async () => {
+          feedHandlers.delete(onPayload);
+          if (feedHandlers.size === 0) {
+            feed?.stop();
+            feed = null;
+          }
+        };
+      }
       if (!listener) {
         listener = new pg.Client({ connectionString });
         listener.on('error', () => {});
@@ -86,6 +106,7 @@ export async function openPg(connectionString: string, opts: { max?: number } = 
       };
     },
     async close() {
+      feed?.stop();
       await listener?.end().catch(() => {});
       await pool.end();
     },

@@ -46,10 +46,14 @@ export interface Db {
 
 const IDENT = /^[a-z_][a-z0-9_]*$/;
 
-/** Builds the one-round-trip statement batch for an RPC call. */
-export function callSql(claims: Claims, fn: string, args: unknown, literal: (s: string) => string): string {
+/**
+ * Builds the one-round-trip statement batch for an RPC call. quiet skips the trigger's NOTIFY
+ * (where the change feed reads the activity log instead, see feed.ts).
+ */
+export function callSql(claims: Claims, fn: string, args: unknown, literal: (s: string) => string, quiet = false): string {
   if (!IDENT.test(fn)) throw new Error(`not an RPC name: ${fn}`);
-  return claimsSql(claims, `select public.${fn}(${literal(JSON.stringify(args ?? {}))}::jsonb) as r`, literal);
+  const call = `select public.${fn}(${literal(JSON.stringify(args ?? {}))}::jsonb) as r`;
+  return claimsSql(claims, quiet ? `set local bullpen.notify = 'off'; ${call}` : call, literal);
 }
 
 /** The statement batch that runs arbitrary SQL under claims (withClaims). */

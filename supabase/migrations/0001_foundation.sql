@@ -315,7 +315,11 @@ declare
     'at', new.at
   );
 begin
-  perform pg_notify('bullpen_changes', v_event::text);
+  -- A writer may opt out (set local bullpen.notify = 'off') when its server reads the feed from this
+  -- table instead: NOTIFY serialises the commits of every notifying transaction in the database.
+  if coalesce(current_setting('bullpen.notify', true), '') <> 'off' then
+    perform pg_notify('bullpen_changes', v_event::text);
+  end if;
   -- Supabase Realtime keeps broadcasts in realtime.messages; elsewhere there is nothing to send to,
   -- and skipping the guarded block spares every write a subtransaction.
   if to_regclass('realtime.messages') is not null then

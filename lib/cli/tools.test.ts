@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { getTool } from '../core/registry';
+import { findTool, parseToolArgs, toolHelp } from './tools';
+
+describe('findTool', () => {
+  it('maps noun-verb words to tool names', () => {
+    expect(findTool(['task', 'claim', '--label', 'api'])).toMatchObject({ tool: { name: 'task_claim' }, used: 2 });
+    expect(findTool(['whoami', '--json'])).toMatchObject({ tool: { name: 'whoami' }, used: 1 });
+    expect(findTool(['task', 'create-many'])).toMatchObject({ tool: { name: 'task_create_many' }, used: 2 });
+    expect(findTool(['register', 'actor'])).toMatchObject({ tool: { name: 'register_actor' } });
+    expect(findTool(['task', 'explode'])).toBeNull();
+  });
+});
+
+describe('parseToolArgs', () => {
+  it('reads kebab or snake flags, JSON values, repeated array flags and a positional id', () => {
+    const { input, flags } = parseToolArgs(getTool('task_create')!, [
+      '--project-id', 'PAY', '--title', '42', '--priority', '1', '--labels', 'api', '--labels', 'db', '--acceptance_criteria', '["works"]', '--json',
+    ]);
+    expect(input).toEqual({ project_id: 'PAY', title: '42', priority: 1, labels: ['api', 'db'], acceptance_criteria: ['works'] });
+    expect(flags.has('json')).toBe(true);
+    expect(parseToolArgs(getTool('task_get')!, ['PAY-3']).input).toEqual({ task_id: 'PAY-3' });
+    expect(parseToolArgs(getTool('task_update')!, ['PAY-3', '--patch', '{"status":"done"}']).input).toEqual({ task_id: 'PAY-3', patch: { status: 'done' } });
+    expect(parseToolArgs(getTool('task_link')!, ['PAY-3', '--clear-parent']).input).toEqual({ task_id: 'PAY-3', clear_parent: true });
+  });
+  it('refuses a second positional and a flag without a value', () => {
+    expect(() => parseToolArgs(getTool('task_get')!, ['PAY-3', 'PAY-4'])).toThrow(/unexpected argument/);
+    expect(() => parseToolArgs(getTool('task_get')!, ['--task-id'])).toThrow(/needs a value/);
+  });
+});
+
+describe('toolHelp', () => {
+  it('lists every flag with its type and the required ones', () => {
+    const help = toolHelp(getTool('task_claim')!);
+    expect(help).toContain('bullpen task claim [TASK_ID]');
+    expect(help).toContain('--lease-seconds');
+    expect(help).toContain('BULLPEN_API_KEY');
+    expect(toolHelp(getTool('task_create')!)).toMatch(/--title string \(required\)/);
+  });
+});

@@ -1,0 +1,158 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { z } from 'zod';
+import { registry } from '../core/registry';
+import type { ToolDef } from '../core/tool';
+import { readLiveServer } from './server-file';
+
+/**
+ * Noun-verb twins of every tool, for scripts and cron jobs: `bullpen task claim --label api` calls
+ * task_claim over the MCP endpoint with the key in BULLPEN_API_KEY. Generated from the registry.
+ */
+
+export const EXIT = { OK: 0, FAILED: 1, USAGE: 2, RETRYABLE: 3 } as const;
+
+type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; description?: string; enum?: unknown[]; anyOf?: JsonSchema[]; items?: JsonSchema };
+
+/** The tool a command line names: `task claim` → task_claim, `whoami` → whoami. */
+export function findTool(words: string[]): { tool: ToolDef; used: number } | null {
+  for (const n of [2, 1]) {
+    if (words.length < n || words.slice(0, n).some((w) => w.startsWith('-'))) continue;
+    const name = words.slice(0, n).join('_').replace(/-/g, '_');
+    const tool = registry.find((t) => t.name === name);
+    if (tool) return { tool, used: n };
+  }
+  return null;
+}
+
+/** The field a bare positional argument fills: the tool's main id. */
+function positionalField(tool: ToolDef): string | null {
+  const keys = Object.keys(tool.input.shape);
+  return ['task_id', 'project_id', 'project', 'topic'].find((k) => keys.includes(k)) ?? null;
+}
+
+function coerce(raw: string): unknown {
+  if (/^(true|false|null)$/.test(raw) || /^-?\d+(\.\d+)?$/.test(raw) || /^[[{"]/.test(raw)) {
+    try {
+      return JSON.parse(raw);
+    } catch {
+      return raw;
+    }
+  }
+  return raw;
+}
+
+/** Turns `--project-id PAY --labels '["a"]' --lease-seconds 600 PAY-3` into the tool's input. */
+export function parseToolArgs(tool: ToolDef, argv: string[]): { input: Record<string, unknown>; flags: Set<string> } {
+  const input: Record<string, unknown> = {};
+  const flags = new Set<string>();
+  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--json' || a === '--soft-fail' || a === '--help' || a === '-h') {
+      flags.add(a.replace(/^-+/, ''));
+      continue;
+    }
+    if (a.startsWith('--')) {
+      const [k, inline] = a.slice(2).split(/=(.*)/s, 2);
+      const key = k.replace(/-/g, '_');
+      const prop = schema.properties?.[key];
+      const value = inline ?? (prop?.type === 'boolean' && (argv[i + 1] === undefined || argv[i + 1].startsWith('--')) ? 'true' : argv[++i]);
+      if (value === undefined) throw new Error(`--${k} needs a value`);
+      const v = prop?.type === 'string' || prop?.enum?.every((e) => typeof e === 'string') ? value : coerce(value);
+      if (prop?.type === 'array' && !Array.isArray(v)) {
+        input[key] = [...((input[key] as unknown[]) ?? []), v];
+      } else input[key] = v;
+      continue;
+    }
+    const field = positionalField(tool);
+    if (!field || field in input) throw new Error(`unexpected argument: ${a}`);
+    input[field] = a;
+  }
+  return { input, flags };
+}
+
+function typeOf(s: JsonSchema): string {
+  if (s.enum) return s.enum.join('|');
+  if (s.anyOf) return s.anyOf.map(typeOf).join('|');
+  if (s.type === 'array') return `${s.items ? typeOf(s.items) : 'value'}…`;
+  return s.type ?? 'json';
+}
+
+export function toolHelp(tool: ToolDef): string {
+  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  const pos = positionalField(tool);
+  const lines = [
+    `bullpen ${tool.name.replace('_', ' ')}${pos ? ` [${pos.toUpperCase()}]` : ''} [--flags] [--json] [--soft-fail]`,
+    '',
+    tool.description,
+    '',
+    'Flags (snake_case or kebab-case; JSON for arrays and objects):',
+  ];
+  for (const [k, p] of Object.entries(schema.properties ?? {})) {
+    const req = schema.required?.includes(k) ? ' (required)' : '';
+    lines.push(`  --${k.replace(/_/g, '-')} ${typeOf(p)}${req}${p.description ? `  ${p.description}` : ''}`);
+  }
+  lines.push('', 'Needs BULLPEN_API_KEY (mint one with `bullpen agent add NAME`); BULLPEN_URL defaults to the running server.');
+  return lines.join('\n');
+}
+
+export function toolsIndex(): string {
+  const rooms = [...new Set(registry.map((t) => t.room))];
+  return rooms
+    .map((room) => `  ${room.padEnd(10)} ${registry.filter((t) => t.room === room).map((t) => t.name.replace('_', ' ')).join(' · ')}`)
+    .join('\n');
+}
+
+/** Runs one tool command; returns the exit code. */
+export async function runTool(tool: ToolDef, argv: string[], out = console): Promise<number> {
+  let parsed: ReturnType<typeof parseToolArgs>;
+  try {
+    parsed = parseToolArgs(tool, argv);
+  } catch (err) {
+    out.error(`bullpen: ${(err as Error).message}\n\n${toolHelp(tool)}`);
+    return EXIT.USAGE;
+  }
+  const { input, flags } = parsed;
+  if (flags.has('help') || flags.has('h')) {
+    out.log(toolHelp(tool));
+    return EXIT.OK;
+  }
+  const key = process.env.BULLPEN_API_KEY;
+  if (!key) {
+    out.error('bullpen: set BULLPEN_API_KEY to an agent key (`bullpen agent add NAME` mints one)');
+    return EXIT.USAGE;
+  }
+  const base = process.env.BULLPEN_URL ?? (await readLiveServer())?.url ?? `http://localhost:${process.env.PORT ?? 3000}`;
+  const client = new Client({ name: 'bullpen-cli', version: '0.1.0' });
+  const headers: Record<string, string> = { Authorization: `Bearer ${key}` };
+  if (process.env.BULLPEN_RUN_ID) headers['X-Bullpen-Run'] = process.env.BULLPEN_RUN_ID;
+  let envelope: { ok: boolean; error?: { code: string; message: string; hint: string; retryable: boolean }; [k: string]: unknown };
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base.replace(/\/$/, '')}/api/mcp`), { requestInit: { headers } }));
+    const res = (await client.callTool({ name: tool.name, arguments: input })) as { content: { type: string; text: string }[] };
+    envelope = JSON.parse(res.content[0].text);
+  } catch (err) {
+    const message = (err as Error).message;
+    const auth = /401|Unauthorized|API key/i.test(message);
+    envelope = {
+      ok: false,
+      error: {
+        code: auth ? 'UNAUTHENTICATED' : 'UNAVAILABLE',
+        message: `${base}: ${message}`,
+        hint: auth ? 'check BULLPEN_API_KEY' : 'is the server running? (npm start)',
+        retryable: !auth,
+      },
+    };
+  } finally {
+    await client.close().catch(() => {});
+  }
+  if (flags.has('json')) out.log(JSON.stringify(envelope));
+  else if (envelope.ok) {
+    const { ok: _ok, ...rest } = envelope;
+    out.log(JSON.stringify(rest, null, 2));
+  } else out.error(`${envelope.error!.code}: ${envelope.error!.message}\nhint: ${envelope.error!.hint}`);
+  if (envelope.ok) return EXIT.OK;
+  if (envelope.error!.retryable) return flags.has('soft-fail') ? EXIT.OK : EXIT.RETRYABLE;
+  return EXIT.FAILED;
+}
