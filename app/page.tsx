@@ -1,10 +1,9 @@
-export default function Home() {
-  return (
-    <main className="mx-auto max-w-2xl p-10">
-      <h1 className="text-2xl font-semibold">Bullpen</h1>
-      <p className="mt-2 text-zinc-600">
-        The MCP endpoint is at <code>/api/mcp</code>. Mint an agent key with <code>npx bullpen agent add NAME</code>.
-      </p>
-    </main>
-  );
+import { redirect } from 'next/navigation';
+import { getSession } from '@/lib/console/auth';
+
+export const dynamic = 'force-dynamic';
+
+/** The front door: the console when signed in, else the sign-in page. */
+export default async function Home() {
+  redirect((await getSession()) ? '/projects' : '/auth/signin');
 }

@@ -2,17 +2,23 @@ import { parseArgs } from 'node:util';
 import { openDb } from '../db';
 import { addAgent, listWorkspaces } from '../server/workspace';
 import { readLiveServer } from './server-file';
+import { EXIT, findTool, runTool, toolsIndex } from './tools';
 
-/** Exit codes are part of the contract for scripts. */
-export const EXIT = { OK: 0, FAILED: 1, USAGE: 2, RETRYABLE: 3 } as const;
+export { EXIT };
 
-const HELP = `bullpen — the shared workspace for AI agents and humans
+const HELP = () => `bullpen — the shared workspace for AI agents and humans
 
 Usage:
   bullpen start [--port N] [--host H] [--dev]     start the app (builds it first when needed)
   bullpen agent add NAME [--workspace SLUG] [--json]
                                                    register an agent and mint its API key
+  bullpen human invite NAME [--workspace SLUG] [--email ADDRESS] [--json]
+                                                   invite a human: prints a one-time console sign-in link
   bullpen help                                     this text
+
+Tools (BULLPEN_API_KEY, BULLPEN_URL; --json, --soft-fail, --help on each):
+${toolsIndex()}
+  e.g. bullpen whoami · bullpen task claim --label api · bullpen task get PAY-12 --json
 
 Environment:
   BULLPEN_DATA_DIR   embedded database directory (default .bullpen/data)
@@ -116,6 +122,7 @@ async function startCmd(argv: string[]): Promise<number> {
     return EXIT.USAGE;
   }
   const { start } = await import('./start');
+  (await import('./human')).registerSignInBanner();
   const { close } = await start({ port, host: values.host ?? process.env.HOST ?? '0.0.0.0', dev: !!values.dev });
   await new Promise<void>((resolve) => {
     const stop = async () => {
@@ -133,12 +140,15 @@ export async function main(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv;
   try {
     if (!cmd || cmd === 'help' || cmd === '--help' || cmd === '-h') {
-      console.log(HELP);
+      console.log(HELP());
       return EXIT.OK;
     }
     if (cmd === 'start') return await startCmd(argv.slice(1));
     if (cmd === 'agent' && sub === 'add') return await agentAdd(rest);
-    console.error(`bullpen: unknown command: ${argv.join(' ')}\n\n${HELP}`);
+    if (cmd === 'human' && sub === 'invite') return await (await import('./human')).humanInvite(rest);
+    const found = findTool(argv);
+    if (found) return await runTool(found.tool, argv.slice(found.used));
+    console.error(`bullpen: unknown command: ${argv.join(' ')}\n\n${HELP()}`);
     return EXIT.USAGE;
   } catch (err) {
     console.error(`bullpen: ${(err as Error).message}`);

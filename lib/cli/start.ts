@@ -181,8 +181,12 @@ export async function start(opts: StartOptions): Promise<{ close: () => Promise<
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
-      await new Promise<void>((r) => server.close(() => r()));
-      server.closeAllConnections?.();
+      // idle keep-alive sockets (an open console tab) would hold close() until they time out
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      server.closeIdleConnections();
+      const force = setTimeout(() => server.closeAllConnections(), 2000);
+      await closed;
+      clearTimeout(force);
       await removeServerFile();
       await db.close();
     })());

@@ -18,7 +18,7 @@ export class ActivityFeed {
   constructor(
     private readonly pool: pg.Pool,
     private readonly emit: (payload: string) => void,
-    private readonly intervalMs = Number(process.env.BULLPEN_FEED_POLL_MS ?? 100),
+    private readonly intervalMs = Number(process.env.BULLPEN_FEED_POLL_MS ?? 50),
     private readonly gapTtlMs = 10_000,
   ) {}
 

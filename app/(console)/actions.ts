@@ -1,0 +1,76 @@
+'use server';
+
+import { headers } from 'next/headers';
+import { getSession } from '@/lib/console/auth';
+import { addComment, createAgent, inviteHumanAs, mintAgentKey, revokeAgentKey, runTool, type Who } from '@/lib/console/ops';
+import { signInUrl } from '@/lib/console/signin';
+import type { Envelope } from '@/lib/core/execute';
+import { toolError } from '@/lib/db/errors';
+import { getDb } from '@/lib/db';
+import { config } from '@/lib/server/config';
+
+/**
+ * The console's writes. Thin on purpose: resolve the session (every action requires one), then call
+ * the same executor every surface uses, under the human's own claims. Owner-only administration is
+ * checked inside lib/console/ops before it touches lib/server/workspace.
+ */
+
+const signedOut: Envelope = { ok: false, error: toolError('UNAUTHENTICATED', 'your console session has ended', 'sign in again with a fresh link') };
+
+async function who(): Promise<Who | null> {
+  const s = await getSession();
+  return s ? { db: await getDb(), claims: s.claims } : null;
+}
+
+async function origin(): Promise<string> {
+  const fixed = config.publicUrl();
+  if (fixed) return fixed;
+  const h = await headers();
+  const host = h.get('x-forwarded-host') ?? h.get('host') ?? 'localhost:3000';
+  const proto = h.get('x-forwarded-proto') ?? (host.startsWith('localhost') || host.startsWith('127.') ? 'http' : 'https');
+  return `${proto}://${host}`;
+}
+
+/** Runs any registry tool (task_update, task_create, …) as the signed-in human. */
+export async function runToolAction(tool: string, input: unknown): Promise<Envelope> {
+  const w = await who();
+  return w ? runTool(w, tool, input) : signedOut;
+}
+
+/** Adds a comment to a task or project thread. */
+export async function addCommentAction(input: unknown): Promise<Envelope> {
+  const w = await who();
+  return w ? addComment(w, input) : signedOut;
+}
+
+/** Owners: registers an agent and mints its key (shown once), with the MCP URL to connect it. */
+export async function createAgentAction(input: unknown): Promise<Envelope> {
+  const w = await who();
+  if (!w) return signedOut;
+  const env = await createAgent(w, input);
+  return env.ok ? { ...env, mcp_url: `${await origin()}/api/mcp` } : env;
+}
+
+/** Owners: mints another key for an agent. */
+export async function mintKeyAction(input: unknown): Promise<Envelope> {
+  const w = await who();
+  if (!w) return signedOut;
+  const env = await mintAgentKey(w, input);
+  return env.ok ? { ...env, mcp_url: `${await origin()}/api/mcp` } : env;
+}
+
+/** Owners: revokes a key; the agent's next MCP call with it is answered 401. */
+export async function revokeKeyAction(input: unknown): Promise<Envelope> {
+  const w = await who();
+  return w ? revokeAgentKey(w, input) : signedOut;
+}
+
+/** Owners: invites a human; returns the one-time sign-in link. */
+export async function inviteHumanAction(input: unknown): Promise<Envelope> {
+  const w = await who();
+  if (!w) return signedOut;
+  const env = await inviteHumanAs(w, input);
+  if (!env.ok) return env;
+  const { token, ...rest } = env as { ok: true; token: string } & Record<string, unknown>;
+  return { ...rest, ok: true, url: signInUrl(await origin(), token) };
+}

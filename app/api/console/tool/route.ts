@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { getSession } from '@/lib/console/auth';
+import { runTool } from '@/lib/console/ops';
+import { getTool } from '@/lib/core/registry';
+import { getDb } from '@/lib/db';
+
+export const runtime = 'nodejs';
+export const dynamic = 'force-dynamic';
+
+const body = z.strictObject({ tool: z.string().min(1).max(64), input: z.unknown().optional() });
+
+/**
+ * Read tools for the console's queries, run through the executor under the signed-in human's
+ * claims. Reads live here (not in a server action) because the browser dispatches server actions
+ * one at a time, and a board loads its columns in parallel. Writes go through the server action.
+ */
+export async function POST(req: Request): Promise<Response> {
+  const session = await getSession();
+  if (!session) {
+    return Response.json({ ok: false, error: { code: 'UNAUTHENTICATED', message: 'sign in to the console first', hint: 'open a sign-in link', retryable: false } }, { status: 401 });
+  }
+  const parsed = body.safeParse(await req.json().catch(() => null));
+  if (!parsed.success) {
+    return Response.json({ ok: false, error: { code: 'VALIDATION_ERROR', message: 'send {tool, input}', hint: 'POST JSON', retryable: false } }, { status: 400 });
+  }
+  const tool = getTool(parsed.data.tool);
+  if (tool && tool.kind !== 'read') {
+    return Response.json(
+      { ok: false, error: { code: 'FORBIDDEN', message: `${tool.name} is a write`, hint: 'writes go through the console server action', retryable: false } },
+      { status: 405 },
+    );
+  }
+  const env = await runTool({ db: await getDb(), claims: session.claims }, parsed.data.tool, parsed.data.input ?? {});
+  return Response.json(env, { headers: { 'cache-control': 'no-store' } });
+}

@@ -1,0 +1,361 @@
+'use client';
+
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useSearchParams } from 'next/navigation';
+import { useEffect, useState } from 'react';
+import { createAgentAction, inviteHumanAction, mintKeyAction, revokeKeyAction } from '@/app/(console)/actions';
+import { readActors, viaAction } from '@/lib/console/client/api';
+import { keys } from '@/lib/console/client/cache';
+import { useLiveChanges } from '@/lib/console/client/live';
+import { useNow } from '@/lib/console/client/use-now';
+import { timeAgo, timeLeft } from '@/lib/console/format';
+import type { ActorOverview } from '@/lib/console/types';
+import { ActorAvatar } from './actor-avatar';
+import { useMe } from './console-providers';
+import { BotIcon, KeyIcon, PlusIcon, UserIcon, XIcon } from './icons';
+import { CopyBlock } from './copy-button';
+import { Skeleton } from './skeleton';
+import { useToast } from './toaster';
+
+type NewKey = { display_name: string; api_key: string; mcp_url: string; prefix: string };
+
+/** The lines that connect an agent, as `bullpen agent add` prints them. */
+export function connectSnippets(mcpUrl: string, key: string): { cli: string; json: string } {
+  return {
+    cli: `claude mcp add --transport http bullpen ${mcpUrl} --header "Authorization: Bearer ${key}"`,
+    json: JSON.stringify({ mcpServers: { bullpen: { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer ${key}` } } } }, null, 2),
+  };
+}
+
+/** Agents and people: last seen, open work, current claim, keys; connect agents and invite people. */
+export function ActorsView() {
+  const me = useMe();
+  const { ready } = useLiveChanges();
+  const params = useSearchParams();
+  const overview = useQuery({ queryKey: keys.overview, queryFn: async () => (await readActors<{ actors: ActorOverview[] }>()).actors, enabled: ready });
+  const [dialog, setDialog] = useState<'connect' | 'invite' | null>(params.get('connect') && me.is_owner ? 'connect' : null);
+  const [shown, setShown] = useState<NewKey | null>(null);
+  const now = useNow(30_000);
+  const agents = (overview.data ?? []).filter((a) => a.kind !== 'human');
+  const people = (overview.data ?? []).filter((a) => a.kind === 'human');
+
+  return (
+    <div className="flex min-h-0 flex-1 flex-col">
+      <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-4">
+        <h1 className="text-[13px] font-semibold">Agents &amp; people</h1>
+        {me.is_owner && (
+          <div className="ml-auto flex gap-2">
+            <button onClick={() => setDialog('invite')} data-testid="invite-person" className="inline-flex h-7 items-center gap-1 rounded-md border border-zinc-200 px-2.5 text-[12px] font-medium text-zinc-700 hover:bg-zinc-50">
+              <UserIcon className="size-3.5" /> Invite a person
+            </button>
+            <button onClick={() => setDialog('connect')} data-testid="connect-agent" className="inline-flex h-7 items-center gap-1 rounded-md bg-zinc-900 px-2.5 text-[12px] font-medium text-white hover:bg-zinc-800">
+              <PlusIcon className="size-3.5" /> Connect an agent
+            </button>
+          </div>
+        )}
+      </header>
+      <div className="min-h-0 flex-1 space-y-8 overflow-y-auto p-6">
+        {shown && <KeyOnce k={shown} onDone={() => setShown(null)} />}
+        <section>
+          <h2 className="mb-2 flex items-center gap-1.5 text-[12px] font-semibold tracking-wide text-zinc-500 uppercase">
+            <BotIcon className="size-3.5" /> Agents
+          </h2>
+          {overview.isPending ? (
+            <Skeleton className="h-16 w-full" />
+          ) : agents.length === 0 ? (
+            <div className="rounded-lg border border-dashed border-zinc-300 p-6 text-center" data-testid="no-agents">
+              <p className="text-[14px] font-semibold">No agents yet — connect one</p>
+              <p className="mx-auto mt-1 max-w-md text-[13px] text-zinc-500">
+                An agent gets its own API key and reaches this workspace through one MCP URL. It will show up here, claim tasks, and move cards on the board as it works.
+              </p>
+              {me.is_owner ? (
+                <button onClick={() => setDialog('connect')} className="mt-3 inline-flex h-8 items-center gap-1 rounded-md bg-zinc-900 px-3 text-[13px] font-medium text-white hover:bg-zinc-800">
+                  <PlusIcon className="size-3.5" /> Connect an agent
+                </button>
+              ) : (
+                <p className="mt-3 text-[12px] text-zinc-400">Ask a workspace owner, or run npx bullpen agent add NAME.</p>
+              )}
+            </div>
+          ) : (
+            <ActorTable rows={agents} now={now} onKey={setShown} />
+          )}
+        </section>
+        <section>
+          <h2 className="mb-2 flex items-center gap-1.5 text-[12px] font-semibold tracking-wide text-zinc-500 uppercase">
+            <UserIcon className="size-3.5" /> People
+          </h2>
+          {overview.isPending ? <Skeleton className="h-16 w-full" /> : <ActorTable rows={people} now={now} onKey={setShown} />}
+        </section>
+      </div>
+      {dialog === 'connect' && (
+        <ConnectDialog
+          onClose={() => setDialog(null)}
+          onCreated={(k) => {
+            setDialog(null);
+            setShown(k);
+          }}
+        />
+      )}
+      {dialog === 'invite' && <InviteDialog onClose={() => setDialog(null)} />}
+    </div>
+  );
+}
+
+function ActorTable({ rows, now, onKey }: { rows: ActorOverview[]; now: number; onKey: (k: NewKey) => void }) {
+  const me = useMe();
+  return (
+    <div className="overflow-hidden rounded-lg border border-zinc-200">
+      <table className="w-full text-left text-[13px]">
+        <thead className="bg-zinc-50 text-[11px] font-medium tracking-wide text-zinc-500 uppercase">
+          <tr>
+            <th className="px-3 py-2 font-medium">Name</th>
+            <th className="px-3 py-2 font-medium">Last seen</th>
+            <th className="px-3 py-2 font-medium">Open tasks</th>
+            <th className="px-3 py-2 font-medium">Working on</th>
+            <th className="px-3 py-2 font-medium">{rows[0]?.kind === 'human' ? 'Access' : 'Keys'}</th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-zinc-100">
+          {rows.map((a) => (
+            <tr key={a.id} data-testid="actor-row" data-actor-id={a.id} className="align-top">
+              <td className="px-3 py-2.5">
+                <div className="flex items-center gap-2">
+                  <ActorAvatar name={a.display_name} kind={a.kind} size="md" />
+                  <div className="min-w-0">
+                    <p className="font-medium text-zinc-900">
+                      {a.display_name}
+                      {a.id === me.actor_id && <span className="ml-1 text-[11px] font-normal text-zinc-400">(you)</span>}
+                      {a.is_owner && <span className="ml-1.5 rounded bg-zinc-100 px-1 text-[10px] font-medium text-zinc-600">owner</span>}
+                    </p>
+                    <p className="truncate font-mono text-[11px] text-zinc-400">{a.external_ref}</p>
+                  </div>
+                </div>
+              </td>
+              <td className="px-3 py-2.5 text-zinc-600">{timeAgo(a.last_active_at, now)}</td>
+              <td className="px-3 py-2.5 tabular-nums text-zinc-600">{a.open_tasks}</td>
+              <td className="px-3 py-2.5">
+                {a.current_claim ? (
+                  <Link href={`/projects/${a.current_claim.project_key}?task=${a.current_claim.ref}`} className="group block">
+                    <span className="font-mono text-[11px] text-zinc-500">{a.current_claim.ref}</span>{' '}
+                    <span className="text-zinc-800 group-hover:underline">{a.current_claim.title}</span>
+                    <span className="block text-[11px] text-amber-700">{timeLeft(a.current_claim.lease_expires_at, now)}</span>
+                  </Link>
+                ) : (
+                  <span className="text-zinc-400">—</span>
+                )}
+              </td>
+              <td className="px-3 py-2.5">
+                {a.kind === 'human' ? (
+                  <span className="text-[12px] text-zinc-500">{a.pending_invites ? `${a.pending_invites} unused sign-in link${a.pending_invites === 1 ? '' : 's'}` : 'Signs in with a link'}</span>
+                ) : (
+                  <KeyList actor={a} onKey={onKey} />
+                )}
+              </td>
+            </tr>
+          ))}
+          {rows.length === 0 && (
+            <tr>
+              <td colSpan={5} className="px-3 py-4 text-center text-[13px] text-zinc-400">
+                Nobody here yet.
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function KeyList({ actor, onKey }: { actor: ActorOverview; onKey: (k: NewKey) => void }) {
+  const me = useMe();
+  const qc = useQueryClient();
+  const toast = useToast();
+  const [confirm, setConfirm] = useState<string | null>(null);
+  const revoke = async (id: string) => {
+    try {
+      await viaAction(revokeKeyAction({ key_id: id }));
+      toast.success('Key revoked', 'the agent’s next call with it is refused (401)');
+      await qc.invalidateQueries({ queryKey: keys.overview });
+    } catch (err) {
+      toast.error(err);
+    }
+    setConfirm(null);
+  };
+  const mint = async () => {
+    try {
+      const r = await viaAction<NewKey>(mintKeyAction({ actor_id: actor.id }));
+      onKey(r);
+      await qc.invalidateQueries({ queryKey: keys.overview });
+    } catch (err) {
+      toast.error(err);
+    }
+  };
+  return (
+    <ul className="space-y-1">
+      {actor.keys.map((k) => (
+        <li key={k.id} data-testid="api-key" data-key-prefix={k.prefix} data-revoked={k.revoked_at ? 'true' : 'false'} className="flex items-center gap-2 text-[12px]">
+          <KeyIcon className={`size-3 ${k.revoked_at ? 'text-zinc-300' : 'text-zinc-500'}`} />
+          <span className={`font-mono ${k.revoked_at ? 'text-zinc-400 line-through' : 'text-zinc-700'}`}>{k.prefix}…</span>
+          <span className="text-zinc-400">{k.revoked_at ? 'revoked' : k.last_used_at ? `used ${timeAgo(k.last_used_at)}` : 'never used'}</span>
+          {!k.revoked_at && me.is_owner && (
+            confirm === k.id ? (
+              <span className="ml-auto flex gap-1">
+                <button onClick={() => void revoke(k.id)} data-testid="confirm-revoke" className="rounded bg-red-600 px-1.5 py-0.5 text-[11px] font-medium text-white hover:bg-red-700">
+                  Revoke
+                </button>
+                <button onClick={() => setConfirm(null)} className="rounded px-1 text-[11px] text-zinc-500 hover:bg-zinc-100">
+                  Keep
+                </button>
+              </span>
+            ) : (
+              <button onClick={() => setConfirm(k.id)} data-testid="revoke-key" className="ml-auto rounded px-1.5 py-0.5 text-[11px] text-red-600 hover:bg-red-50">
+                Revoke…
+              </button>
+            )
+          )}
+        </li>
+      ))}
+      {me.is_owner && (
+        <li>
+          <button onClick={() => void mint()} className="text-[11px] text-zinc-500 hover:text-zinc-800">
+            + New key
+          </button>
+        </li>
+      )}
+    </ul>
+  );
+}
+
+function KeyOnce({ k, onDone }: { k: NewKey; onDone: () => void }) {
+  const s = connectSnippets(k.mcp_url, k.api_key);
+  return (
+    <section data-testid="key-once" className="rounded-lg border border-amber-300 bg-amber-50/60 p-4">
+      <div className="mb-3 flex items-start gap-2">
+        <KeyIcon className="mt-0.5 size-4 text-amber-700" />
+        <div>
+          <p className="text-[14px] font-semibold text-zinc-900">Key for {k.display_name} — shown once</p>
+          <p className="text-[13px] text-zinc-600">Copy it now: only its hash is stored. Lose it, and you mint a new one and revoke this.</p>
+        </div>
+        <button onClick={onDone} className="ml-auto rounded p-1 text-zinc-500 hover:bg-amber-100" aria-label="I have stored the key">
+          <XIcon className="size-4" />
+        </button>
+      </div>
+      <div className="space-y-3">
+        <CopyBlock title="API key" text={k.api_key} testId="api-key-value" />
+        <CopyBlock title="Claude Code — run in your project" text={s.cli} testId="claude-mcp-add" />
+        <CopyBlock title="Or add to .mcp.json" text={s.json} testId="mcp-json" />
+      </div>
+    </section>
+  );
+}
+
+function Modal({ title, onClose, children }: { title: string; onClose: () => void; children: React.ReactNode }) {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && onClose();
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [onClose]);
+  return (
+    <div className="fixed inset-0 z-50 flex items-start justify-center bg-zinc-900/25 pt-[12vh]" onMouseDown={onClose}>
+      <div role="dialog" aria-modal="true" aria-label={title} onMouseDown={(e) => e.stopPropagation()} className="w-[480px] rounded-xl border border-zinc-200 bg-white p-5 shadow-2xl">
+        <div className="mb-3 flex items-center">
+          <h2 className="text-[14px] font-semibold">{title}</h2>
+          <button onClick={onClose} className="ml-auto rounded p-1 text-zinc-400 hover:bg-zinc-100" aria-label="Close">
+            <XIcon className="size-3.5" />
+          </button>
+        </div>
+        {children}
+      </div>
+    </div>
+  );
+}
+
+function ConnectDialog({ onClose, onCreated }: { onClose: () => void; onCreated: (k: NewKey) => void }) {
+  const qc = useQueryClient();
+  const toast = useToast();
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+  return (
+    <Modal title="Connect an agent" onClose={onClose}>
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (!name.trim()) return;
+          setBusy(true);
+          try {
+            const r = await viaAction<NewKey>(createAgentAction({ name: name.trim() }));
+            await qc.invalidateQueries({ queryKey: keys.overview });
+            await qc.invalidateQueries({ queryKey: keys.actors });
+            onCreated(r);
+          } catch (err) {
+            toast.error(err);
+            setBusy(false);
+          }
+        }}
+      >
+        <p className="mb-3 text-[13px] text-zinc-500">Name it for what it is and where it runs. It gets its own key; its tasks, claims and comments carry this name.</p>
+        <input autoFocus value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. claude-backend" aria-label="Agent name" data-testid="agent-name" className="h-8 w-full rounded-md border border-zinc-200 px-2.5 text-[13px] focus:border-indigo-400 focus:outline-none" />
+        <div className="mt-4 flex justify-end gap-2">
+          <button type="button" onClick={onClose} className="h-8 rounded-md px-3 text-[13px] text-zinc-600 hover:bg-zinc-100">
+            Cancel
+          </button>
+          <button type="submit" disabled={!name.trim() || busy} data-testid="create-agent" className="h-8 rounded-md bg-zinc-900 px-3 text-[13px] font-medium text-white hover:bg-zinc-800 disabled:opacity-40">
+            {busy ? 'Creating…' : 'Create agent and key'}
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}
+
+function InviteDialog({ onClose }: { onClose: () => void }) {
+  const qc = useQueryClient();
+  const toast = useToast();
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [link, setLink] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <Modal title="Invite a person" onClose={onClose}>
+      {link ? (
+        <div className="space-y-3">
+          <p className="text-[13px] text-zinc-600">Send this one-time link. It signs them in once and expires in a day.</p>
+          <CopyBlock title="Sign-in link" text={link} testId="invite-link" />
+          <div className="flex justify-end">
+            <button onClick={onClose} className="h-8 rounded-md bg-zinc-900 px-3 text-[13px] font-medium text-white">
+              Done
+            </button>
+          </div>
+        </div>
+      ) : (
+        <form
+          onSubmit={async (e) => {
+            e.preventDefault();
+            setBusy(true);
+            try {
+              const r = await viaAction<{ url: string }>(inviteHumanAction({ name: name.trim(), ...(email.trim() ? { email: email.trim() } : {}) }));
+              setLink(r.url);
+              await qc.invalidateQueries({ queryKey: keys.overview });
+            } catch (err) {
+              toast.error(err);
+            }
+            setBusy(false);
+          }}
+          className="space-y-2"
+        >
+          <input autoFocus value={name} onChange={(e) => setName(e.target.value)} placeholder="Name" aria-label="Name" className="h-8 w-full rounded-md border border-zinc-200 px-2.5 text-[13px] focus:border-indigo-400 focus:outline-none" />
+          <input value={email} onChange={(e) => setEmail(e.target.value)} placeholder="Email (for Supabase sign-in; optional)" aria-label="Email" className="h-8 w-full rounded-md border border-zinc-200 px-2.5 text-[13px] focus:border-indigo-400 focus:outline-none" />
+          <div className="flex justify-end gap-2 pt-2">
+            <button type="button" onClick={onClose} className="h-8 rounded-md px-3 text-[13px] text-zinc-600 hover:bg-zinc-100">
+              Cancel
+            </button>
+            <button type="submit" disabled={!name.trim() || busy} className="h-8 rounded-md bg-zinc-900 px-3 text-[13px] font-medium text-white disabled:opacity-40">
+              Create link
+            </button>
+          </div>
+        </form>
+      )}
+    </Modal>
+  );
+}

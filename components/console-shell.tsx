@@ -1,0 +1,161 @@
+'use client';
+
+import Link from 'next/link';
+import { usePathname } from 'next/navigation';
+import { useEffect, useState, type ReactNode } from 'react';
+import { useProjects } from '@/lib/console/client/hooks';
+import { useLiveChanges } from '@/lib/console/client/live';
+import { ActorAvatar } from './actor-avatar';
+import { useMe } from './console-providers';
+import { BoardIcon, FolderIcon, KeyboardIcon, LogOutIcon, PulseIcon, UsersIcon, XIcon } from './icons';
+import { Skeleton } from './skeleton';
+
+function NavLink({ href, active, icon, children }: { href: string; active: boolean; icon: ReactNode; children: ReactNode }) {
+  return (
+    <Link
+      href={href}
+      className={`flex h-7 items-center gap-2 rounded-md px-2 text-[13px] ${active ? 'bg-zinc-200/70 font-medium text-zinc-900' : 'text-zinc-600 hover:bg-zinc-200/40 hover:text-zinc-900'}`}
+    >
+      <span className="text-zinc-500">{icon}</span>
+      {children}
+    </Link>
+  );
+}
+
+function LiveBadge() {
+  // how many distinct changes reached this tab, and the newest: shown on hover, and read by the e2e
+  // suite to prove a cut stream resumes with no gap and no repeat
+  const [seen, setSeen] = useState({ count: 0, last: 0 });
+  const { status } = useLiveChanges((e) => setSeen((s) => ({ count: s.count + 1, last: Math.max(s.last, e.seq) })));
+  const tone = status === 'live' ? 'bg-emerald-500' : status === 'connecting' ? 'bg-zinc-400' : 'bg-amber-500';
+  const text = status === 'live' ? 'Live' : status === 'connecting' ? 'Connecting…' : 'Reconnecting…';
+  return (
+    <span
+      data-testid="live-status"
+      data-status={status}
+      data-events={seen.count}
+      data-last-seq={seen.last}
+      className="inline-flex items-center gap-1.5 text-[11px] text-zinc-500"
+      title={`Changes by agents and people appear as they happen · ${seen.count} received${seen.last ? `, latest #${seen.last}` : ''}`}
+    >
+      <span className={`relative inline-flex size-2 rounded-full ${tone}`}>
+        {status === 'live' && <span className="absolute inset-0 animate-ping rounded-full bg-emerald-400 opacity-60" />}
+      </span>
+      {text}
+    </span>
+  );
+}
+
+const SHORTCUTS: [string, string][] = [
+  ['c', 'New task'],
+  ['/', 'Search the board'],
+  ['↑ ↓ ← →', 'Move between cards'],
+  ['[  ]  or  ⇧← ⇧→', 'Move the focused card to the previous / next column'],
+  ['Enter', 'Open the focused card'],
+  ['Esc', 'Close the drawer or dialog'],
+  ['?', 'This list'],
+];
+
+function ShortcutHelp({ onClose }: { onClose: () => void }) {
+  return (
+    <div className="fixed inset-0 z-50 flex items-center justify-center bg-zinc-900/20 backdrop-blur-[1px]" onClick={onClose}>
+      <div role="dialog" aria-label="Keyboard shortcuts" className="w-[420px] rounded-xl border border-zinc-200 bg-white p-4 shadow-xl" onClick={(e) => e.stopPropagation()}>
+        <div className="mb-3 flex items-center justify-between">
+          <h2 className="text-sm font-semibold">Keyboard shortcuts</h2>
+          <button onClick={onClose} className="rounded p-1 text-zinc-400 hover:bg-zinc-100" aria-label="Close">
+            <XIcon className="size-3.5" />
+          </button>
+        </div>
+        <dl className="space-y-1.5 text-[13px]">
+          {SHORTCUTS.map(([k, v]) => (
+            <div key={k} className="flex items-center justify-between gap-4">
+              <dt className="text-zinc-600">{v}</dt>
+              <dd>
+                <kbd className="rounded border border-zinc-200 bg-zinc-50 px-1.5 py-0.5 font-mono text-[11px] text-zinc-700">{k}</kbd>
+              </dd>
+            </div>
+          ))}
+        </dl>
+      </div>
+    </div>
+  );
+}
+
+/** The console frame: workspace, navigation, projects, the live indicator and the signed-in human. */
+export function ConsoleShell({ children }: { children: ReactNode }) {
+  const me = useMe();
+  const pathname = usePathname();
+  const projects = useProjects();
+  const [help, setHelp] = useState(false);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement;
+      if (t.closest('input, textarea, select, [contenteditable="true"]')) return;
+      if (e.key === '?') setHelp((h) => !h);
+      if (e.key === 'Escape') setHelp(false);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  return (
+    <div className="flex h-screen overflow-hidden bg-white text-zinc-900">
+      <aside className="flex w-60 shrink-0 flex-col border-r border-zinc-200 bg-zinc-50/80">
+        <div className="flex h-12 items-center gap-2 border-b border-zinc-200 px-3">
+          <span className="inline-flex size-6 items-center justify-center rounded-md bg-zinc-900 text-[11px] font-bold text-white">
+            {me.tenant.name.slice(0, 1).toUpperCase()}
+          </span>
+          <div className="min-w-0">
+            <p className="truncate text-[13px] font-semibold leading-tight" data-testid="workspace-name">{me.tenant.name}</p>
+            <p className="truncate text-[11px] leading-tight text-zinc-500">{me.tenant.slug}</p>
+          </div>
+        </div>
+        <nav className="space-y-0.5 p-2">
+          <NavLink href="/projects" active={pathname === '/projects'} icon={<BoardIcon className="size-4" />}>
+            Projects
+          </NavLink>
+          <NavLink href="/actors" active={pathname.startsWith('/actors')} icon={<UsersIcon className="size-4" />}>
+            Agents &amp; people
+          </NavLink>
+          <NavLink href="/activity" active={pathname.startsWith('/activity')} icon={<PulseIcon className="size-4" />}>
+            Activity
+          </NavLink>
+        </nav>
+        <div className="px-4 pt-3 pb-1 text-[11px] font-medium tracking-wide text-zinc-400 uppercase">Projects</div>
+        <div className="min-h-0 flex-1 space-y-0.5 overflow-y-auto px-2 pb-2">
+          {projects.isPending && [0, 1, 2].map((i) => <Skeleton key={i} className="mx-2 my-2 h-3" />)}
+          {projects.data?.length === 0 && <p className="px-2 py-1 text-[12px] text-zinc-500">No projects yet.</p>}
+          {projects.data?.map((p) => (
+            <NavLink key={p.id} href={`/projects/${p.key}`} active={pathname === `/projects/${p.key}` || pathname.startsWith(`/projects/${p.key}/`)} icon={<FolderIcon className="size-3.5" />}>
+              <span className="truncate">{p.title}</span>
+              <span className="ml-auto font-mono text-[10px] text-zinc-400">{p.key}</span>
+            </NavLink>
+          ))}
+        </div>
+        <div className="border-t border-zinc-200 p-3">
+          <div className="mb-2 flex items-center justify-between">
+            <LiveBadge />
+            <button onClick={() => setHelp(true)} className="rounded p-1 text-zinc-400 hover:bg-zinc-200/60 hover:text-zinc-600" title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">
+              <KeyboardIcon className="size-3.5" />
+            </button>
+          </div>
+          <div className="flex items-center gap-2">
+            <ActorAvatar name={me.display_name} kind="human" size="md" />
+            <div className="min-w-0 flex-1">
+              <p className="truncate text-[13px] font-medium leading-tight" data-testid="me-name">{me.display_name}</p>
+              <p className="text-[11px] leading-tight text-zinc-500">{me.is_owner ? 'Owner' : 'Member'}</p>
+            </div>
+            <form action="/auth/signout" method="post">
+              <button type="submit" className="rounded p-1.5 text-zinc-400 hover:bg-zinc-200/60 hover:text-zinc-700" title="Sign out" aria-label="Sign out">
+                <LogOutIcon className="size-4" />
+              </button>
+            </form>
+          </div>
+        </div>
+      </aside>
+      <main className="flex min-w-0 flex-1 flex-col">{children}</main>
+      {help && <ShortcutHelp onClose={() => setHelp(false)} />}
+    </div>
+  );
+}

@@ -1,0 +1,81 @@
+import type { TaskStatus } from '@/lib/console/types';
+
+/** The status glyph of a column or task: an outline that fills as work advances. */
+export function StatusIcon({ status, className = 'size-3.5' }: { status: TaskStatus; className?: string }) {
+  const common = { viewBox: '0 0 16 16', className, 'aria-hidden': true } as const;
+  switch (status) {
+    case 'backlog':
+      return <svg {...common}><circle cx="8" cy="8" r="6" fill="none" stroke="#a1a1aa" strokeWidth="1.6" strokeDasharray="2.2 2" /></svg>;
+    case 'todo':
+      return <svg {...common}><circle cx="8" cy="8" r="6" fill="none" stroke="#71717a" strokeWidth="1.6" /></svg>;
+    case 'in_progress':
+      return (
+        <svg {...common}>
+          <circle cx="8" cy="8" r="6" fill="none" stroke="#f59e0b" strokeWidth="1.6" />
+          <path d="M8 4a4 4 0 0 1 0 8z" fill="#f59e0b" />
+        </svg>
+      );
+    case 'in_review':
+      return (
+        <svg {...common}>
+          <circle cx="8" cy="8" r="6" fill="none" stroke="#6366f1" strokeWidth="1.6" />
+          <path d="M8 4a4 4 0 1 1-4 4h4z" fill="#6366f1" />
+        </svg>
+      );
+    case 'blocked':
+      return (
+        <svg {...common}>
+          <circle cx="8" cy="8" r="6" fill="none" stroke="#ef4444" strokeWidth="1.6" />
+          <path d="M5 8h6" stroke="#ef4444" strokeWidth="1.8" strokeLinecap="round" />
+        </svg>
+      );
+    case 'done':
+      return (
+        <svg {...common}>
+          <circle cx="8" cy="8" r="7" fill="#10b981" />
+          <path d="m5 8.2 2 2 4-4.2" fill="none" stroke="#fff" strokeWidth="1.7" strokeLinecap="round" strokeLinejoin="round" />
+        </svg>
+      );
+    case 'failed':
+      return (
+        <svg {...common}>
+          <circle cx="8" cy="8" r="7" fill="#e11d48" />
+          <path d="M8 4.5v4.2M8 11h.01" stroke="#fff" strokeWidth="1.8" strokeLinecap="round" />
+        </svg>
+      );
+    case 'cancelled':
+      return (
+        <svg {...common}>
+          <circle cx="8" cy="8" r="7" fill="#a1a1aa" />
+          <path d="m5.6 5.6 4.8 4.8m0-4.8-4.8 4.8" stroke="#fff" strokeWidth="1.6" strokeLinecap="round" />
+        </svg>
+      );
+  }
+}
+
+/** Priority as signal bars (0 urgent … 4 none). */
+export function PriorityIcon({ priority, className = 'size-3.5' }: { priority: number; className?: string }) {
+  if (priority === 0) {
+    return (
+      <svg viewBox="0 0 16 16" className={className} aria-hidden="true">
+        <rect x="1.5" y="1.5" width="13" height="13" rx="3" fill="#f97316" />
+        <path d="M8 4.5v4.5M8 11.3h.01" stroke="#fff" strokeWidth="1.8" strokeLinecap="round" />
+      </svg>
+    );
+  }
+  if (priority >= 4) {
+    return (
+      <svg viewBox="0 0 16 16" className={className} aria-hidden="true">
+        <path d="M3 8h2M7 8h2M11 8h2" stroke="#a1a1aa" strokeWidth="1.6" strokeLinecap="round" />
+      </svg>
+    );
+  }
+  const filled = 4 - priority; // P1 → 3 bars, P2 → 2, P3 → 1
+  return (
+    <svg viewBox="0 0 16 16" className={className} aria-hidden="true">
+      {[0, 1, 2].map((i) => (
+        <rect key={i} x={2 + i * 4.5} y={10 - i * 3.5} width="3" height={4 + i * 3.5} rx="1" fill={i < filled ? '#52525b' : '#d4d4d8'} />
+      ))}
+    </svg>
+  );
+}

@@ -1,0 +1,105 @@
+import { parseArgs } from 'node:util';
+import { openDb } from '../db';
+import { createSignInToken, hasSignedIn, inviteHuman, signInTtlSeconds, signInUrl, type Invite } from '../console/signin';
+import { readLiveServer } from './server-file';
+import { addBannerHook } from './start';
+
+const EXIT = { OK: 0, FAILED: 1, USAGE: 2 } as const;
+
+function ttlText(seconds: number): string {
+  return seconds % 3600 === 0 ? `${seconds / 3600} h` : `${Math.round(seconds / 60)} min`;
+}
+
+/**
+ * `bullpen human invite NAME [--workspace SLUG] [--email ADDRESS] [--json]`: registers a human (the
+ * workspace is created when SLUG is new; its first human becomes the owner) and prints a one-time
+ * console sign-in link. Inviting the same name again issues a fresh link for the same person.
+ * Works while the server runs (through its admin route) and when it does not.
+ */
+export async function humanInvite(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      workspace: { type: 'string', short: 'w' },
+      email: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help || positionals.length !== 1) {
+    console.error(
+      'Usage: bullpen human invite NAME [--workspace SLUG] [--email ADDRESS] [--json]\n\n' +
+        'Registers a human in the workspace (created when new) and prints a one-time sign-in link for the console.',
+    );
+    return values.help ? EXIT.OK : EXIT.USAGE;
+  }
+  const name = positionals[0];
+  const live = await readLiveServer();
+  let inv: Invite;
+  let base: string;
+  if (live) {
+    base = live.url;
+    const res = await fetch(`${live.url}/api/admin/humans`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-bullpen-admin-token': live.admin_token },
+      body: JSON.stringify({ name, workspace: values.workspace, email: values.email }),
+    });
+    if (!res.ok) {
+      console.error(`bullpen: the running server refused: ${(await res.json().catch(() => ({}))).error ?? res.status}`);
+      return EXIT.FAILED;
+    }
+    inv = (await res.json()) as Invite;
+  } else {
+    base = process.env.BULLPEN_PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
+    const db = await openDb();
+    try {
+      inv = await inviteHuman(db, { name, workspace: values.workspace, email: values.email });
+    } finally {
+      await db.close();
+    }
+  }
+  const url = signInUrl(base, inv.token);
+  if (values.json) {
+    console.log(
+      JSON.stringify({
+        workspace: inv.workspace.slug,
+        actor_id: inv.actor_id,
+        display_name: inv.display_name,
+        is_owner: inv.is_owner,
+        url,
+        expires_at: inv.expires_at,
+      }),
+    );
+    return EXIT.OK;
+  }
+  console.log(
+    [
+      `${inv.display_name} ${inv.created_actor ? 'is invited to' : 'already belongs to'} workspace ${inv.workspace.slug}` +
+        `${inv.created_workspace ? ' (created now)' : ''}${inv.is_owner ? ' as its owner' : ''}.`,
+      '',
+      `One-time sign-in link (expires ${new Date(inv.expires_at).toLocaleString()}):`,
+      `  ${url}`,
+    ].join('\n'),
+  );
+  return EXIT.OK;
+}
+
+/**
+ * Adds the console sign-in line to the start banner: a fresh one-time link for the owner until they
+ * have signed in once, then the command that prints a new link.
+ */
+export function registerSignInBanner(): void {
+  addBannerHook(async ({ db, url, first }) => {
+    if (!first.owner) return [];
+    if (!first.created && (await hasSignedIn(db, first.workspace.id, first.owner.id))) {
+      return [`  Sign in    npx bullpen human invite "${first.owner.display_name}"   (prints a fresh one-time link)`];
+    }
+    const link = await createSignInToken(db, {
+      tenantId: first.workspace.id,
+      actorId: first.owner.id,
+      purpose: first.created ? 'first_start' : 'invite',
+    });
+    return [`  Sign in    ${signInUrl(url, link.token)}`, `             (one-time link for ${first.owner.display_name}, expires in ${ttlText(signInTtlSeconds())})`];
+  });
+}

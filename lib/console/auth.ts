@@ -1,0 +1,64 @@
+import { cookies } from 'next/headers';
+import { redirect } from 'next/navigation';
+import { cache } from 'react';
+import { getDb } from '../db';
+import type { Claims } from '../db/types';
+import { SESSION_COOKIE, toDbClaims, verifySession } from './session';
+import { humanForSupabaseUser, supabaseConfig, verifySupabaseJwt } from './supabase';
+
+/** A signed-in human, as every console page, action and route sees them. */
+export type ConsoleSession = {
+  claims: Claims;
+  tenant_id: string;
+  actor_id: string;
+  via: 'local' | 'supabase';
+};
+
+/** The workspace a multi-workspace Supabase user chose last. */
+export const WORKSPACE_COOKIE = 'bullpen_workspace';
+
+async function supabaseSession(): Promise<ConsoleSession | null> {
+  const cfg = supabaseConfig();
+  if (!cfg) return null;
+  const store = await cookies();
+  const { createServerClient } = await import('@supabase/ssr');
+  const supabase = createServerClient(cfg.url, cfg.anonKey, {
+    cookies: {
+      getAll: () => store.getAll(),
+      setAll: (list) => {
+        try {
+          for (const c of list) store.set(c.name, c.value, c.options);
+        } catch {
+          // Server Components cannot set cookies; the next action or route refreshes them
+        }
+      },
+    },
+  });
+  const { data } = await supabase.auth.getSession();
+  const user = await verifySupabaseJwt(data.session?.access_token, cfg);
+  if (!user) return null;
+  const human = await humanForSupabaseUser(await getDb(), user, store.get(WORKSPACE_COOKIE)?.value);
+  if (!human) return null;
+  const claims = toDbClaims({ sub: user.sub, tenant_id: human.tenant_id, actor_id: human.actor_id });
+  return { claims, tenant_id: human.tenant_id, actor_id: human.actor_id, via: 'supabase' };
+}
+
+/**
+ * The session of this request, or null. A local session cookie (signed JWT) is checked first, then
+ * Supabase Auth when it is configured. Cached per request.
+ */
+export const getSession = cache(async (): Promise<ConsoleSession | null> => {
+  const store = await cookies();
+  const local = await verifySession(store.get(SESSION_COOKIE)?.value);
+  if (local) {
+    return { claims: toDbClaims(local), tenant_id: local.tenant_id, actor_id: local.actor_id, via: 'local' };
+  }
+  return supabaseSession();
+});
+
+/** For pages: the session, or a redirect to the sign-in page. */
+export async function requireSession(): Promise<ConsoleSession> {
+  const s = await getSession();
+  if (!s) redirect('/auth/signin');
+  return s;
+}

@@ -1,0 +1,55 @@
+import type { Envelope } from '@/lib/core/execute';
+import type { ToolErrorShape } from '../types';
+
+/** A tool that answered {ok:false}: carries the envelope's error (message + hint) for toasts. */
+export class ToolFailure extends Error {
+  constructor(readonly error: ToolErrorShape) {
+    super(error.message);
+    this.name = 'ToolFailure';
+  }
+}
+
+function unwrap<T>(env: Envelope | { ok: false; error: ToolErrorShape }): T {
+  if (!env.ok) throw new ToolFailure(env.error as ToolErrorShape);
+  return env as unknown as T;
+}
+
+async function json(res: Response): Promise<Envelope> {
+  if (res.status === 401) {
+    if (typeof window !== 'undefined') window.location.assign('/auth/signin?error=session');
+    throw new ToolFailure({ code: 'UNAUTHENTICATED', message: 'your session has ended', hint: 'sign in again', retryable: false });
+  }
+  return (await res.json()) as Envelope;
+}
+
+/** Runs a read tool as the signed-in human (parallel-safe: a route handler, not a server action). */
+export async function readTool<T>(tool: string, input: Record<string, unknown> = {}): Promise<T> {
+  const res = await fetch('/api/console/tool', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ tool, input }),
+  });
+  return unwrap<T>(await json(res));
+}
+
+/** The workspace feed page. */
+export async function readActivity<T>(params: Record<string, string | number | undefined>): Promise<T> {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, String(v));
+  return unwrap<T>(await json(await fetch(`/api/console/activity?${q}`)));
+}
+
+export async function readActors<T>(): Promise<T> {
+  return unwrap<T>(await json(await fetch('/api/console/actors')));
+}
+
+/** Unwraps a server action's envelope. */
+export async function viaAction<T>(p: Promise<Envelope>): Promise<T> {
+  return unwrap<T>(await p);
+}
+
+/** A random id for idempotency keys (works outside secure contexts, unlike randomUUID). */
+export function uid(): string {
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+}

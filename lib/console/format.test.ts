@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { parseBlocks } from '../../components/markdown';
+import { initials, timeAgo, timeLeft, verbText } from './format';
+import { compareTasks, isReady, type TaskRow } from './types';
+
+describe('format', () => {
+  const now = Date.parse('2026-01-01T12:00:00Z');
+  it('says how long ago and how long left', () => {
+    expect(timeAgo(null, now)).toBe('never');
+    expect(timeAgo('2026-01-01T11:59:50Z', now)).toBe('just now');
+    expect(timeAgo('2026-01-01T11:30:00Z', now)).toBe('30m ago');
+    expect(timeAgo('2026-01-01T09:00:00Z', now)).toBe('3h ago');
+    expect(timeAgo('2025-12-29T12:00:00Z', now)).toBe('3d ago');
+    expect(timeLeft('2026-01-01T12:00:30Z', now)).toBe('30s left');
+    expect(timeLeft('2026-01-01T12:42:00Z', now)).toBe('42m left');
+    expect(timeLeft('2026-01-01T13:30:00Z', now)).toBe('1h 30m left');
+    expect(timeLeft('2026-01-01T11:00:00Z', now)).toBe('expired');
+  });
+  it('names people and verbs', () => {
+    expect(initials('Dana Reyes')).toBe('DR');
+    expect(initials('claude-backend')).toBe('CB');
+    expect(initials('Owner')).toBe('OW');
+    expect(verbText('task.claimed')).toBe('claimed');
+    expect(verbText('something.new_thing')).toBe('something new thing');
+  });
+});
+
+describe('board helpers', () => {
+  const row = (p: Partial<TaskRow>): TaskRow => ({ id: 'a', status: 'todo', priority: 2, created_at: '2026-01-01', open_blockers: 0, lease: null, ...p }) as TaskRow;
+  it('derives readiness as the server does', () => {
+    expect(isReady(row({}))).toBe(true);
+    expect(isReady(row({ open_blockers: 1 }))).toBe(false);
+    expect(isReady(row({ status: 'backlog' }))).toBe(false);
+    expect(isReady(row({ status: 'in_progress', lease: { actor_id: 'x', expires_at: new Date(Date.now() + 60_000).toISOString(), live: true } }))).toBe(false);
+    expect(isReady(row({ status: 'in_progress', lease: { actor_id: 'x', expires_at: new Date(Date.now() - 1000).toISOString(), live: false } }))).toBe(true);
+  });
+  it('orders a column like task_query: priority, then age', () => {
+    const rows = [row({ id: 'c', priority: 3 }), row({ id: 'b', priority: 1, created_at: '2026-01-02' }), row({ id: 'a', priority: 1 })];
+    expect(rows.sort(compareTasks).map((r) => r.id)).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('markdown', () => {
+  it('parses the blocks a task body uses', () => {
+    const blocks = parseBlocks('# Plan\n\nFirst **bold** line\nsecond line\n\n- [x] done\n- [ ] open\n\n1. one\n2. two\n\n```sql\nselect 1;\n```\n\n> quoted\n\n---');
+    expect(blocks.map((b) => b.t)).toEqual(['h', 'p', 'list', 'list', 'code', 'quote', 'hr']);
+    expect(blocks[2]).toEqual({ t: 'list', ordered: false, items: [{ text: 'done', check: true }, { text: 'open', check: false }] });
+    expect(blocks[3]).toMatchObject({ ordered: true });
+    expect(blocks[4]).toEqual({ t: 'code', lang: 'sql', text: 'select 1;' });
+  });
+});

@@ -1,0 +1,56 @@
+/** Compact relative times for cards and feeds ("3m ago", "42m left"). */
+
+export function timeAgo(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return 'never';
+  const s = Math.round((now - new Date(iso).getTime()) / 1000);
+  if (s < 45) return 'just now';
+  if (s < 3600) return `${Math.round(s / 60)}m ago`;
+  if (s < 86_400) return `${Math.round(s / 3600)}h ago`;
+  if (s < 30 * 86_400) return `${Math.round(s / 86_400)}d ago`;
+  return new Date(iso).toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+}
+
+export function timeLeft(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return '';
+  const s = Math.round((new Date(iso).getTime() - now) / 1000);
+  if (s <= 0) return 'expired';
+  if (s < 60) return `${s}s left`;
+  if (s < 3600) return `${Math.ceil(s / 60)}m left`;
+  const h = Math.floor(s / 3600);
+  const m = Math.round((s % 3600) / 60);
+  return m ? `${h}h ${m}m left` : `${h}h left`;
+}
+
+export function initials(name: string): string {
+  const parts = name.trim().split(/[\s_-]+/).filter(Boolean);
+  if (parts.length === 0) return '?';
+  if (parts.length === 1) return parts[0].slice(0, 2).toUpperCase();
+  return (parts[0][0] + parts[1][0]).toUpperCase();
+}
+
+export function shortDate(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const d = new Date(iso.length === 10 ? `${iso}T00:00:00` : iso);
+  return d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+}
+
+/** Human words for an activity verb ("task.status_changed" → "moved"). */
+export function verbText(verb: string): string {
+  const map: Record<string, string> = {
+    'task.created': 'created',
+    'task.updated': 'updated',
+    'task.status_changed': 'moved',
+    'task.assigned': 'assigned',
+    'task.claimed': 'claimed',
+    'task.lease_extended': 'extended the lease on',
+    'task.released': 'released',
+    'task.linked': 'linked',
+    'project.created': 'created project',
+    'project.updated': 'updated project',
+    'project.status_changed': 'changed the status of project',
+    'actor.registered': 'joined',
+    'actor.signed_in': 'signed in',
+    'comment.added': 'commented',
+  };
+  return map[verb] ?? verb.replace(/[._]/g, ' ');
+}

@@ -1,0 +1,110 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from '../db/types';
+import { ensureActor, ensureWorkspace, listWorkspaces, slugify } from '../server/workspace';
+
+/**
+ * One-time sign-in links for humans. The token travels in the link once; only its sha256 is stored,
+ * it works once and expires (BULLPEN_SIGNIN_TTL_SECONDS, default 24 h). Runs as the server role:
+ * the first start, `bullpen human invite`, and an owner inviting from the console.
+ */
+
+export function signInTtlSeconds(): number {
+  const v = Number(process.env.BULLPEN_SIGNIN_TTL_SECONDS ?? 24 * 3600);
+  return Number.isFinite(v) && v >= 30 ? Math.floor(v) : 24 * 3600;
+}
+
+export function hashSignInToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** The console URL that spends a token. */
+export function signInUrl(base: string, token: string): string {
+  return `${base.replace(/\/$/, '')}/auth/link?token=${encodeURIComponent(token)}`;
+}
+
+/** Mints a sign-in token for a human actor of the workspace; the plaintext is returned once. */
+export async function createSignInToken(
+  db: Db,
+  opts: { tenantId: string; actorId: string; purpose?: 'first_start' | 'invite'; ttlSeconds?: number },
+): Promise<{ token: string; expires_at: string }> {
+  const token = `bpsi_${randomBytes(32).toString('base64url')}`;
+  const ttl = opts.ttlSeconds ?? signInTtlSeconds();
+  const [row] = await db.query<{ expires_at: Date | string }>(
+    `insert into bullpen.signin_tokens (tenant_id, actor_id, token_hash, purpose, expires_at)
+     select a.tenant_id, a.id, $3, $4, now() + make_interval(secs => $5)
+       from public.actors a where a.tenant_id = $1 and a.id = $2 and a.kind = 'human'
+     returning expires_at`,
+    [opts.tenantId, opts.actorId, hashSignInToken(token), opts.purpose ?? 'invite', ttl],
+  );
+  if (!row) throw new Error('sign-in links are for human actors of this workspace');
+  return { token, expires_at: new Date(row.expires_at).toISOString() };
+}
+
+export type SignedIn = { tenant_id: string; actor_id: string; display_name: string; tenant_slug: string; tenant_name: string };
+
+/** Spends a token: the identity it signs in, or null when unknown, used, expired or not a human. */
+export async function consumeSignInToken(db: Db, token: string | null | undefined): Promise<SignedIn | null> {
+  if (!token || !/^bpsi_[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
+  const rows = await db.query<SignedIn>(`select * from bullpen.consume_signin_token($1)`, [hashSignInToken(token)]);
+  return rows[0] ?? null;
+}
+
+export type Invite = {
+  workspace: { id: string; slug: string; name: string };
+  actor_id: string;
+  display_name: string;
+  is_owner: boolean;
+  token: string;
+  expires_at: string;
+  created_workspace: boolean;
+  created_actor: boolean;
+};
+
+/**
+ * Invites a human: the workspace (by slug, created when new; by id from the console; else the first
+ * one), the human actor (idempotent by external_ref: `email:<address>` when an email is given, else
+ * `human:<name>`, so inviting the same person again just issues a fresh link), and a sign-in token.
+ * The first human of a workspace becomes its owner.
+ */
+export async function inviteHuman(
+  db: Db,
+  opts: { name: string; workspace?: string; tenantId?: string; email?: string; ttlSeconds?: number },
+): Promise<Invite> {
+  let ws: { id: string; slug: string; name: string; created: boolean };
+  if (opts.tenantId) {
+    const [row] = await db.query<{ id: string; slug: string; name: string }>(`select id, slug, name from public.tenants where id = $1`, [opts.tenantId]);
+    if (!row) throw new Error('no such workspace');
+    ws = { ...row, created: false };
+  } else {
+    const slug = opts.workspace ?? (await listWorkspaces(db))[0]?.slug ?? 'default';
+    ws = await ensureWorkspace(db, slug);
+  }
+  const [{ has_owner }] = await db.query<{ has_owner: boolean }>(
+    `select exists(select 1 from public.actors where tenant_id = $1 and is_owner) as has_owner`,
+    [ws.id],
+  );
+  const externalRef = opts.email ? `email:${opts.email.trim().toLowerCase()}` : `human:${slugify(opts.name)}`;
+  const actor = await ensureActor(db, ws.id, { kind: 'human', external_ref: externalRef, display_name: opts.name, is_owner: !has_owner });
+  if (actor.kind !== 'human') throw new Error(`${externalRef} already names an ${actor.kind}; choose another name`);
+  const link = await createSignInToken(db, { tenantId: ws.id, actorId: actor.id, purpose: 'invite', ttlSeconds: opts.ttlSeconds });
+  return {
+    workspace: { id: ws.id, slug: ws.slug, name: ws.name },
+    actor_id: actor.id,
+    display_name: actor.display_name,
+    is_owner: actor.is_owner,
+    token: link.token,
+    expires_at: link.expires_at,
+    created_workspace: ws.created,
+    created_actor: actor.created,
+  };
+}
+
+/** Whether the human ever signed in (a spent token, or a linked Supabase user). */
+export async function hasSignedIn(db: Db, tenantId: string, actorId: string): Promise<boolean> {
+  const [row] = await db.query<{ yes: boolean }>(
+    `select exists(select 1 from bullpen.signin_tokens where tenant_id = $1 and actor_id = $2 and used_at is not null)
+         or exists(select 1 from public.actors where tenant_id = $1 and id = $2 and auth_user_id is not null) as yes`,
+    [tenantId, actorId],
+  );
+  return row.yes;
+}
