@@ -1,7 +1,5 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { describeIssues, execute, type Envelope } from '../core/execute';
-import { canonicalJson } from '../core/normalize';
 import { mapDbError, toolError } from '../db/errors';
 import { sqlLiteral, type Claims, type Db, type Row } from '../db/types';
 import { ensureActor, mintKey, revokeKey, slugify } from '../server/workspace';
@@ -54,25 +52,9 @@ function parse<S extends z.ZodType>(schema: S, input: unknown, what: string): z.
 // Comments (the drawer's thread): public.comment_add under the human's claims
 // ---------------------------------------------------------------------------------------------
 
-export const commentAddInput = z.strictObject({
-  object_type: z.enum(['task', 'project']),
-  object_id: z.string().min(1).max(64).describe('task uuid or KEY-N, project uuid or key'),
-  body: z.string().trim().min(1, 'write something first').max(20_000),
-  mentions: z.array(z.guid()).max(50).optional(),
-  parent_comment_id: z.guid().optional(),
-  idempotency_key: z.string().min(1).max(200).optional(),
-});
-export type CommentAddInput = z.infer<typeof commentAddInput>;
-
-/** Adds a comment; a retry of the same comment within the idempotency window replays. */
+/** Adds a comment through the comment_add tool, as the agents do. */
 export function addComment(who: Who, input: unknown): Promise<Envelope> {
-  return guarded(async () => {
-    const args = parse(commentAddInput, input, 'comment');
-    const key =
-      args.idempotency_key ??
-      `auto:${createHash('sha256').update(`comment_add\n${canonicalJson(args)}\n${who.claims.actor_id}`).digest('hex').slice(0, 40)}`;
-    return ((await who.db.call(who.claims, 'comment_add', { ...args, idempotency_key: key })) ?? {}) as Record<string, unknown>;
-  });
+  return execute(who, 'comment_add', input);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -52,6 +52,8 @@ export const AVAILABLE_TOOLS = [
   'task_link',
   'task_claim',
   'task_release',
+  'comment_add',
+  'comment_query',
   'guide',
 ] as const;
 
@@ -67,7 +69,7 @@ export const UPCOMING_TOOLS_BY_ROOM = {
     'inbox',
   ],
   knowledge: ['knowledge_write', 'knowledge_update', 'knowledge_search'],
-  'comments & activity': ['comment_add', 'comment_query', 'activity_log', 'activity_query'],
+  'comments & activity': ['activity_log', 'activity_query'],
   'attachments & notifications': [
     'attach_add',
     'attach_remove',
@@ -395,7 +397,7 @@ A claim puts a time-limited lease on a task; while it is live nobody else can cl
 - Decisions: \`decision_log\`, \`decision_set_status\`, \`decision_query\`.
 - Handoffs & inbox: \`handoff_create\`, \`handoff_claim\`, \`handoff_respond\`, \`handoff_resolve\`, \`handoff_query\`, \`inbox\`.
 - Knowledge: \`knowledge_write\`, \`knowledge_update\`, \`knowledge_search\`.
-- Comments & activity: \`comment_add\`, \`comment_query\`, \`activity_log\`, \`activity_query\`. Meanwhile \`task_get\` already returns a task's comments and activity, and a \`task_release\` note is stored as a comment.
+- Activity: \`activity_log\`, \`activity_query\`. Meanwhile \`task_get\` already returns a task's activity timeline. (Comments are here already: \`comment_add\` writes to a task's or project's thread and \`comment_query\` reads it; \`task_get\` includes the thread and a \`task_release\` note lands in it.)
 - Attachments & notifications: \`attach_add\`, \`attach_remove\`, \`attachment_query\`, \`notification_query\`, \`notification_mark_read\`. Meanwhile the \`delta\` in \`whoami\` tells you what changed.
 - Search & skills: \`search\`, \`skill_list\`, \`skill_get\`, \`skill_upsert\`.
 - Runs: \`run_fork\`, \`run_heartbeat\`, \`run_end\`, \`run_query\`, \`run_get\`, \`run_summary\`.

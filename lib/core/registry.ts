@@ -1,3 +1,4 @@
+import { commentTools } from './comments';
 import { guideTools } from './guide';
 import { identityTools } from './identity';
 import { projectTools } from './projects';
@@ -9,6 +10,7 @@ export const registry: readonly ToolDef[] = [
   ...identityTools,
   ...projectTools,
   ...taskTools,
+  ...commentTools,
   ...guideTools,
 ] as readonly ToolDef[];
 

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Claims, Db } from '../db/types';
 
-export type Room = 'identity' | 'projects' | 'tasks' | 'guide';
+export type Room = 'identity' | 'projects' | 'tasks' | 'comments' | 'guide';
 
 /** What a tool needs at run time besides its input. */
 export type ToolContext = { db: Db; claims: Claims };

@@ -223,81 +223,6 @@ as $$
   ) x
 $$;
 
--- ---------------------------------------------------------------------------------------------
--- comment_add: a comment on a task or project thread (decisions, handoffs and notes gain threads
--- with their rooms)
--- ---------------------------------------------------------------------------------------------
-
-create or replace function public.comment_add(p jsonb) returns jsonb
-language plpgsql
-as $$
-declare
-  v_replay jsonb;
-  v_type text := p ->> 'object_type';
-  v_task public.tasks;
-  v_project public.projects;
-  v_object uuid;
-  v_project_id uuid;
-  v_label text;
-  v_parent public.comments;
-  v_mentions uuid[] := '{}';
-  v_mention text;
-  v_comment public.comments;
-  v_author public.actors;
-  i int := 0;
-begin
-  perform bullpen.require_actor();
-  v_replay := bullpen.idem_begin('comment_add', p);
-  if v_replay is not null then
-    return v_replay;
-  end if;
-  if v_type = 'task' then
-    v_task := bullpen.resolve_task(p ->> 'object_id', 'object_id');
-    v_object := v_task.id;
-    v_project_id := v_task.project_id;
-    v_label := (select key from public.projects where tenant_id = v_task.tenant_id and id = v_task.project_id) || '-' || v_task.seq;
-  elsif v_type = 'project' then
-    v_project := bullpen.resolve_project(p ->> 'object_id', 'object_id');
-    v_object := v_project.id;
-    v_project_id := v_project.id;
-    v_label := v_project.key;
-  else
-    perform bullpen.fail('VALIDATION_ERROR', format('object_type: %s threads are not available yet', coalesce(v_type, 'null')),
-      'comment on a task or a project');
-  end if;
-  if p ->> 'parent_comment_id' is not null then
-    select * into v_parent from public.comments
-     where tenant_id = bullpen.tenant_id() and id = bullpen.uuid_arg(p, 'parent_comment_id');
-    if v_parent.id is null then
-      perform bullpen.fail('NOT_FOUND', format('parent_comment_id: no comment %s in this workspace', p ->> 'parent_comment_id'),
-        'reply to a comment listed by task_get');
-    end if;
-    if v_parent.object_id <> v_object then
-      perform bullpen.fail('VALIDATION_ERROR', 'parent_comment_id: that comment belongs to another thread',
-        'reply within the same object''s thread');
-    end if;
-  end if;
-  for v_mention in select jsonb_array_elements_text(coalesce(p -> 'mentions', '[]')) loop
-    v_mentions := v_mentions || bullpen.require_actor_in_tenant(
-      bullpen.uuid_arg(jsonb_build_object(format('mentions[%s]', i), v_mention), format('mentions[%s]', i)),
-      format('mentions[%s]', i));
-    i := i + 1;
-  end loop;
-  insert into public.comments (tenant_id, object_type, object_id, parent_comment_id, author_actor_id, body, mentions)
-  values (bullpen.tenant_id(), v_type, v_object, v_parent.id, bullpen.actor_id(), p ->> 'body', v_mentions)
-  returning * into v_comment;
-  select * into v_author from public.actors where tenant_id = v_comment.tenant_id and id = v_comment.author_actor_id;
-  perform bullpen.log('comment.added', v_type, v_object, v_project_id,
-    format('on %s: %s', v_label, left(regexp_replace(v_comment.body, '\s+', ' ', 'g'), 140)),
-    jsonb_build_object('comment_id', v_comment.id, 'mentions', to_jsonb(v_mentions)));
-  return bullpen.idem_finish(p, jsonb_build_object(
-    'comment_id', v_comment.id,
-    'comment', jsonb_build_object('id', v_comment.id, 'object_type', v_comment.object_type, 'object_id', v_comment.object_id,
-      'author_actor_id', v_comment.author_actor_id, 'author', v_author.display_name, 'author_kind', v_author.kind,
-      'body', v_comment.body, 'parent_comment_id', v_comment.parent_comment_id, 'mentions', to_jsonb(v_comment.mentions),
-      'created_at', v_comment.created_at)));
-end
-$$;
 
 -- ---------------------------------------------------------------------------------------------
 -- Supabase Realtime: members receive their workspace's broadcasts on the private channel
@@ -319,8 +244,6 @@ $$;
 
 grant execute on function bullpen.change_head(), bullpen.change_replay(bigint, int), bullpen.activity_feed(jsonb),
   bullpen.console_actors() to authenticated, service_role;
-grant execute on function public.comment_add(jsonb) to authenticated, service_role;
 
 comment on table bullpen.signin_tokens is 'One-time console sign-in links (sha256 only): single use, expiring, for a human actor.';
 comment on function bullpen.change_replay(bigint, int) is 'Live-feed resume: events after a seq plus a 60 s overlap for out-of-order commits; clients dedupe by seq.';
-comment on function public.comment_add(jsonb) is 'Adds a comment to a task or project thread, with mentions and replies; logs comment.added.';

@@ -151,6 +151,11 @@ describe('every tool, called with another workspace’s ids', () => {
     ['task_claim', () => ({ task_id: a.task })],
     ['task_claim', () => ({ project_id: a.project })],
     ['task_release', () => ({ task_id: a.task })],
+    ['comment_add', () => ({ object_type: 'task', object_id: a.task, body: 'intrude' })],
+    ['comment_add', () => ({ object_type: 'project', object_id: 'SEC', body: 'intrude' })],
+    ['comment_add', () => ({ object_type: 'task', object_id: a.b_task, body: 'ping', mentions: [a.actor] })],
+    ['comment_query', () => ({ object_type: 'task', object_id: a.task })],
+    ['comment_query', () => ({ object_type: 'project', object_id: a.project })],
   ];
 
   it.each(cases)('%s answers NOT_FOUND (%#)', async (tool, input) => {
@@ -160,7 +165,7 @@ describe('every tool, called with another workspace’s ids', () => {
 
   it('covers every tool that takes an id', () => {
     const withIds = registry
-      .filter((t) => Object.keys(t.input.shape).some((k) => /(_id|_ids|^project|depends_on)$/.test(k)))
+      .filter((t) => Object.keys(t.input.shape).some((k) => /(_id|_ids|^project|depends_on|mentions)$/.test(k)))
       .map((t) => t.name);
     const covered = new Set(cases.map(([t]) => t));
     const missing = withIds.filter((t) => !covered.has(t) && !['project_query', 'actor_query'].includes(t));

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { defineTool } from './tool';
+import { actorRef, cursor, idempotencyKey, limit, uuid } from './fields';
+
+const objectType = z.enum(['task', 'project']).describe('threads exist on tasks and projects');
+const objectRef = z.string().min(1).max(64).describe('task uuid or KEY-N, project uuid or key');
+
+export const commentAddInput = z.strictObject({
+  object_type: objectType,
+  object_id: objectRef,
+  body: z.string().trim().min(1, 'write something first').max(20_000).describe('markdown'),
+  mentions: z.array(actorRef).max(50).optional().describe('actors to notify ("me" allowed)'),
+  parent_comment_id: uuid.optional().describe('reply to a comment of the same thread'),
+  idempotency_key: idempotencyKey.optional(),
+});
+export type CommentAddInput = z.infer<typeof commentAddInput>;
+
+export const commentQueryInput = z.strictObject({
+  object_type: objectType,
+  object_id: objectRef,
+  limit: limit(100, 500).optional(),
+  cursor: cursor.optional(),
+});
+export type CommentQueryInput = z.infer<typeof commentQueryInput>;
+
+export const commentTools = [
+  defineTool({
+    name: 'comment_add',
+    room: 'comments',
+    title: 'Comment on a task or project',
+    description:
+      'Add a comment to the thread of a task (uuid or KEY-N) or a project, with optional @mentions and a parent ' +
+      'comment to reply to. Use it for findings, questions and hand-over notes that the next actor should read ' +
+      '(task_get returns the thread). Returns {comment_id, comment}.',
+    input: commentAddInput,
+    kind: 'write',
+    idempotency: 'derived',
+  }),
+  defineTool({
+    name: 'comment_query',
+    room: 'comments',
+    title: 'Read a thread',
+    description:
+      'Read the comment thread on a task or project, oldest first, with author and kind (agent or human). ' +
+      'Returns {comments, next_cursor}.',
+    input: commentQueryInput,
+    kind: 'read',
+    idempotent: true,
+  }),
+];
