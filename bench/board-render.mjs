@@ -2,14 +2,13 @@
 // The board's first render with 2,000 tasks in one project, in headless Chromium: from navigation
 // start to the board being interactive (every column loaded and its cards on screen). Target: 1.5 s.
 // Prints JSON lines. Also exports the harness bench/board-latency.mjs uses.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { spawnServer } from '../scripts/server-process.mjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -23,24 +22,13 @@ export function percentile(sorted, p) {
   return Math.round(sorted[i] * 10) / 10;
 }
 
-async function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Starts `bullpen start` as a user would: on a fresh database of the Postgres server DATABASE_URL
  * names (a new database per run, dropped after), else on embedded PGlite in a temp dir.
  */
 export async function startBoardServer() {
-  const dir = mkdtempSync(path.join(tmpdir(), 'bullpen-board-bench-'));
-  const env = { ...process.env, BULLPEN_DATA_DIR: path.join(dir, 'data'), NEXT_TELEMETRY_DISABLED: '1' };
-  delete env.NEXT_PUBLIC_SUPABASE_URL;
+  const env = {};
   let dropDb = async () => {};
   if (process.env.DATABASE_URL) {
     const pg = (await import('pg')).default;
@@ -59,25 +47,15 @@ export async function startBoardServer() {
       await c.end();
     };
   } else {
-    delete env.DATABASE_URL;
+    env.DATABASE_URL = undefined;
   }
-  const port = await freePort();
-  const child = spawn(process.execPath, [path.join(root, 'bin/bullpen.mjs'), 'start', '--port', String(port), '--host', '127.0.0.1'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  // BENCH_SERVER_LOG=1 echoes the server's stderr while debugging a bench
-  child.stderr.on('data', (d) => {
-    out += d;
-    if (process.env.BENCH_SERVER_LOG) process.stderr.write(d);
+  const server = await spawnServer({
+    label: 'board-bench',
+    env: { DATABASE_URL: env.DATABASE_URL, NEXT_PUBLIC_SUPABASE_URL: undefined },
+    ready: (out) => /Sign in\s+http/.test(out),
   });
-  const file = path.join(dir, 'server.json');
-  const t0 = Date.now();
-  while (!existsSync(file) || !/Sign in\s+http/.test(out)) {
-    if (child.exitCode !== null || Date.now() - t0 > 180_000) throw new Error(`server did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  const info = JSON.parse(readFileSync(file, 'utf8'));
-  const cli = async (...args) => JSON.parse((await promisify(execFile)(process.execPath, [path.join(root, 'bin/bullpen.mjs'), ...args], { cwd: root, env })).stdout);
+  const info = { url: server.url };
+  const cli = async (...args) => JSON.parse((await promisify(execFile)(process.execPath, [path.join(root, 'bin/bullpen.mjs'), ...args], { cwd: root, env: server.env })).stdout);
   return {
     url: info.url,
     db: env.DATABASE_URL ? 'postgres' : 'pglite',
@@ -85,12 +63,8 @@ export async function startBoardServer() {
     link: async () => (await cli('human', 'invite', 'Owner', '--json')).url,
     agentKey: async (name) => (await cli('agent', 'add', name, '--json')).api_key,
     stop: async () => {
-      child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
-      clearTimeout(killer);
+      await server.stop();
       await dropDb();
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

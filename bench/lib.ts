@@ -1,9 +1,6 @@
 import http from 'node:http';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { spawnServer } from '../scripts/server-process.mjs';
 
 export const root = path.resolve(import.meta.dirname, '..');
 
@@ -18,43 +15,12 @@ export function percentile(sorted: number[], p: number): number {
   return Math.round(sorted[i] * 100) / 100;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../scripts/server-process.mjs';
 
 /** Starts `bullpen start` against the given database; resolves when it listens. */
 export async function startServer(env: Record<string, string>): Promise<{ url: string; stop: () => Promise<void> }> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'bullpen-bench-'));
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [path.join(root, 'bin/bullpen.mjs'), 'start', '--port', String(port), '--host', '127.0.0.1'], {
-    cwd: root,
-    env: { ...process.env, BULLPEN_DATA_DIR: path.join(dir, 'data'), NEXT_TELEMETRY_DISABLED: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const file = path.join(dir, 'server.json');
-  const t0 = Date.now();
-  while (!existsSync(file)) {
-    if (child.exitCode !== null || Date.now() - t0 > 180_000) throw new Error(`server did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  const { url } = JSON.parse(readFileSync(file, 'utf8')) as { url: string };
-  return {
-    url,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const server = await spawnServer({ label: 'bench', env });
+  return { url: server.url, stop: server.stop };
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describeIssues, execute, type Envelope } from '../core/execute';
 import { mapDbError, toolError } from '../db/errors';
-import { sqlLiteral, type Claims, type Db, type Row } from '../db/types';
+import { sqlLiteral, type ChangeEvent, type Claims, type Db, type Row } from '../db/types';
 import { ensureActor, mintKey, revokeKey, slugify } from '../server/workspace';
 import { inviteHuman } from './signin';
 
@@ -88,16 +88,7 @@ export async function changeHead(who: Who): Promise<number> {
   return Number(rows[0]?.head ?? 0);
 }
 
-export type ReplayEvent = {
-  seq: number;
-  tenant_id: string;
-  project_id: string | null;
-  object_type: string;
-  object_id: string | null;
-  verb: string;
-  actor_id: string | null;
-  at: string;
-};
+export type ReplayEvent = ChangeEvent;
 
 /**
  * Events after `after` plus the out-of-order overlap window (see bullpen.change_replay), oldest

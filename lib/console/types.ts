@@ -1,3 +1,4 @@
+import type { ChangeEvent } from '../db/types';
 /** Shapes the console reads from the tools (rows as the RPCs build them). */
 
 export const STATUSES = ['backlog', 'todo', 'in_progress', 'in_review', 'blocked', 'done', 'failed', 'cancelled'] as const;
@@ -138,16 +139,8 @@ export type ActivityItem = {
   task_title: string | null;
 };
 
-export type LiveEvent = {
-  seq: number;
-  tenant_id: string;
-  project_id: string | null;
-  object_type: string;
-  object_id: string | null;
-  verb: string;
-  actor_id: string | null;
-  at: string;
-};
+/** A change event as the feed delivers it (ids only). */
+export type LiveEvent = ChangeEvent;
 
 export type ToolErrorShape = { code: string; message: string; hint: string; retryable: boolean; details?: unknown };
 

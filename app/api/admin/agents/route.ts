@@ -1,5 +1,5 @@
-import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import { adminInput } from '@/lib/server/admin';
 import { getDb } from '@/lib/db';
 import { addAgent, listWorkspaces } from '@/lib/server/workspace';
 
@@ -12,24 +12,14 @@ const body = z.strictObject({
   external_ref: z.string().min(1).max(200).optional(),
 });
 
-function adminAllowed(req: Request): boolean {
-  const want = process.env.BULLPEN_ADMIN_TOKEN;
-  const got = req.headers.get('x-bullpen-admin-token');
-  if (!want || !got || want.length !== got.length) return false;
-  return timingSafeEqual(Buffer.from(want), Buffer.from(got));
-}
-
 /**
  * Local administration for the CLI while the server holds the embedded database: register an agent
  * and mint its key. Authorised by the per-start admin token in .bullpen/server.json (mode 0600).
  */
 export async function POST(req: Request): Promise<Response> {
-  if (!adminAllowed(req)) return Response.json({ error: 'admin token required' }, { status: 401 });
-  const parsed = body.safeParse(await req.json().catch(() => null));
-  if (!parsed.success) {
-    return Response.json({ error: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') }, { status: 400 });
-  }
+  const parsed = await adminInput(req, body);
+  if (!parsed.ok) return parsed.response;
   const db = await getDb();
-  const workspace = parsed.data.workspace ?? (await listWorkspaces(db))[0]?.slug ?? 'default';
-  return Response.json(await addAgent(db, { ...parsed.data, workspace }));
+  const workspace = parsed.input.workspace ?? (await listWorkspaces(db))[0]?.slug ?? 'default';
+  return Response.json(await addAgent(db, { ...parsed.input, workspace }));
 }

@@ -1,0 +1,65 @@
+// Starts `bullpen start` in a child process the way a user does, for the test suites and benches:
+// a temp dir for its data and server.json, a free port, and a promise that resolves once it listens.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** A TCP port nothing listens on right now. */
+export function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * @param {{ env?: Record<string, string | undefined>, ready?: (output: string) => boolean, label?: string }} [opts]
+ *   env is merged over process.env (undefined deletes); ready may wait for more of the banner.
+ * @returns {Promise<{ url: string, adminToken: string, dir: string, dataDir: string, env: NodeJS.ProcessEnv, output: () => string, stop: () => Promise<void> }>}
+ */
+export async function spawnServer(opts = {}) {
+  const dir = mkdtempSync(path.join(tmpdir(), `bullpen-${opts.label ?? 'server'}-`));
+  const dataDir = path.join(dir, 'data');
+  const port = await freePort();
+  const env = { ...process.env, BULLPEN_DATA_DIR: dataDir, PORT: String(port), NEXT_TELEMETRY_DISABLED: '1', ...opts.env };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+  const child = spawn(process.execPath, [path.join(root, 'bin/bullpen.mjs'), 'start', '--port', String(port), '--host', '127.0.0.1'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const serverFile = path.join(dir, 'server.json');
+  const t0 = Date.now();
+  while (!existsSync(serverFile) || (opts.ready && !opts.ready(out))) {
+    if (child.exitCode !== null) throw new Error(`server exited early:\n${out}`);
+    if (Date.now() - t0 > 170_000) throw new Error(`server did not start in time:\n${out}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const info = JSON.parse(readFileSync(serverFile, 'utf8'));
+  return {
+    url: info.url,
+    adminToken: info.admin_token,
+    dir,
+    dataDir,
+    env,
+    output: () => out,
+    stop: async () => {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
