@@ -80,7 +80,10 @@ test.describe('the board', () => {
 
     // meet the criterion in the drawer, then the same drag lands
     await card(page, ref).click();
-    await page.getByTestId('criterion').check();
+    // the checkbox follows the saved task, so click it and wait for the round trip rather than
+    // expecting its state to flip within the click
+    await page.getByTestId('criterion').click();
+    await expect(page.getByTestId('criterion')).toBeChecked({ timeout: 15_000 });
     await expect(card(page, ref).getByTestId('criteria')).toHaveText('1/1');
     await page.getByRole('button', { name: 'Close drawer' }).click();
     await card(page, ref).dragTo(column(page, 'done'));

@@ -37,6 +37,8 @@ export async function freshDb(): Promise<TestDb> {
   return Object.assign(db, {
     drop: async () => {
       await db.close();
+      // let sockets that are still closing finish before the drop terminates whatever is left
+      await new Promise((r) => setTimeout(r, 50));
       const c2 = new pg.Client({ connectionString: admin });
       await c2.connect();
       await c2.query(`drop database if exists ${name} with (force)`);

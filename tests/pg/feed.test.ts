@@ -18,6 +18,9 @@ beforeAll(async () => {
   const url = new URL(process.env.DATABASE_URL!);
   url.pathname = `/${name}`;
   pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
+  // the database is dropped (with force) after the suite: a connection still closing must not crash it
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
 });
 afterAll(async () => {
   await pool.end();
@@ -66,6 +69,7 @@ describe('the activity feed', () => {
 
   it('lets writers skip NOTIFY, so commits do not queue on its lock', async () => {
     const c = new pg.Client({ connectionString: (pool as unknown as { options: { connectionString: string } }).options.connectionString });
+    c.on('error', () => {});
     await c.connect();
     const heard: string[] = [];
     c.on('notification', (n) => heard.push(n.payload ?? ''));
