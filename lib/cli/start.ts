@@ -45,6 +45,12 @@ export async function ensureBuild(root: string, log: (s: string) => void): Promi
   log(`Built in ${((Date.now() - t0) / 1000).toFixed(1)} s.`);
 }
 
+/** A path relative to where the user stands when it is inside it, else absolute. */
+function displayPath(p: string): string {
+  const rel = path.relative(process.cwd(), p);
+  return rel && !rel.startsWith('..') ? rel : p;
+}
+
 export type FirstStart = { workspace: { id: string; slug: string; name: string }; owner: { id: string; display_name: string } | null; created: boolean };
 
 /** On an empty database: a workspace and its owner (a human actor). Otherwise the first workspace. */
@@ -168,7 +174,7 @@ export async function start(opts: StartOptions): Promise<{ close: () => Promise<
       '',
       `  Console    ${url}`,
       `  MCP URL    ${url}/api/mcp`,
-      `  Database   ${process.env.DATABASE_URL ? 'DATABASE_URL (Postgres server)' : `embedded, ${path.relative(process.cwd(), dataDir()) || dataDir()}`}`,
+      `  Database   ${process.env.DATABASE_URL ? 'DATABASE_URL (Postgres server)' : `embedded, ${displayPath(dataDir())}`}`,
       `  Workspace  ${first.workspace.slug}${first.created ? ` (created now, owner: ${first.owner?.display_name})` : ''}`,
       ...extra,
       '',
