@@ -12,6 +12,7 @@ import { useNow } from '@/lib/console/client/use-now';
 import { timeAgo, timeLeft } from '@/lib/console/format';
 import type { ActorOverview } from '@/lib/console/types';
 import { ActorAvatar } from './actor-avatar';
+import { connectSnippets } from '@/lib/mcp/connect';
 import { useMe } from './console-providers';
 import { BotIcon, KeyIcon, PlusIcon, UserIcon, XIcon } from './icons';
 import { CopyBlock } from './copy-button';
@@ -19,14 +20,6 @@ import { Skeleton } from './skeleton';
 import { useToast } from './toaster';
 
 type NewKey = { display_name: string; api_key: string; mcp_url: string; prefix: string };
-
-/** The lines that connect an agent, as `bullpen agent add` prints them. */
-export function connectSnippets(mcpUrl: string, key: string): { cli: string; json: string } {
-  return {
-    cli: `claude mcp add --transport http bullpen ${mcpUrl} --header "Authorization: Bearer ${key}"`,
-    json: JSON.stringify({ mcpServers: { bullpen: { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer ${key}` } } } }, null, 2),
-  };
-}
 
 /** Agents and people: last seen, open work, current claim, keys; connect agents and invite people. */
 export function ActorsView() {

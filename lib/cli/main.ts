@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { openDb } from '../db';
-import { addAgent, listWorkspaces } from '../server/workspace';
-import { readLiveServer } from './server-file';
+import { addAgent } from '../server/workspace';
+import { adminStep } from './server-file';
+import { connectSnippets } from '../mcp/connect';
 import { EXIT, findTool, runTool, toolsIndex } from './tools';
 
 export { EXIT };
@@ -31,21 +31,9 @@ function mcpUrlFor(base: string): string {
   return `${base.replace(/\/$/, '')}/api/mcp`;
 }
 
-function agentConfig(name: string, mcpUrl: string, key: string): string {
-  const serverName = 'bullpen';
-  const json = {
-    mcpServers: { [serverName]: { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer ${key}` } } },
-  };
-  return [
-    'Claude Code (run in your project):',
-    `  claude mcp add --transport http ${serverName} ${mcpUrl} --header "Authorization: Bearer ${key}"`,
-    '',
-    'Or add to .mcp.json:',
-    JSON.stringify(json, null, 2)
-      .split('\n')
-      .map((l) => `  ${l}`)
-      .join('\n'),
-  ].join('\n');
+function agentConfig(mcpUrl: string, key: string): string {
+  const { cli, json } = connectSnippets(mcpUrl, key);
+  return ['Claude Code (run in your project):', `  ${cli}`, '', 'Or add to .mcp.json:', json.split('\n').map((l) => `  ${l}`).join('\n')].join('\n');
 }
 
 async function agentAdd(argv: string[]): Promise<number> {
@@ -59,31 +47,9 @@ async function agentAdd(argv: string[]): Promise<number> {
     return values.help ? EXIT.OK : EXIT.USAGE;
   }
   const name = positionals[0];
-  const live = await readLiveServer();
-  let result: Awaited<ReturnType<typeof addAgent>>;
-  let base: string;
-  if (live) {
-    base = live.url;
-    const res = await fetch(`${live.url}/api/admin/agents`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-bullpen-admin-token': live.admin_token },
-      body: JSON.stringify({ name, workspace: values.workspace }),
-    });
-    if (!res.ok) {
-      console.error(`bullpen: the running server refused: ${(await res.json().catch(() => ({}))).error ?? res.status}`);
-      return EXIT.FAILED;
-    }
-    result = await res.json();
-  } else {
-    base = process.env.BULLPEN_PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
-    const db = await openDb();
-    try {
-      const workspace = values.workspace ?? (await listWorkspaces(db))[0]?.slug ?? 'default';
-      result = await addAgent(db, { workspace, name });
-    } finally {
-      await db.close();
-    }
-  }
+  const { result, base } = await adminStep('agents', { name, workspace: values.workspace }, (db) =>
+    addAgent(db, { workspace: values.workspace, name }),
+  );
   const mcpUrl = mcpUrlFor(base);
   if (values.json) {
     console.log(JSON.stringify({ workspace: result.workspace.slug, actor_id: result.actor_id, api_key: result.api_key, mcp_url: mcpUrl }));
@@ -96,7 +62,7 @@ async function agentAdd(argv: string[]): Promise<number> {
       `API key (shown once, store it now): ${result.api_key}`,
       `MCP URL: ${mcpUrl}`,
       '',
-      agentConfig(name, mcpUrl, result.api_key),
+      agentConfig(mcpUrl, result.api_key),
     ].join('\n'),
   );
   return EXIT.OK;

@@ -1,0 +1,10 @@
+/**
+ * The lines that connect an agent to Bullpen, shown by `bullpen agent add` and by the console's
+ * "Connect an agent". Pure: safe in the browser bundle.
+ */
+export function connectSnippets(mcpUrl: string, key: string): { cli: string; json: string } {
+  return {
+    cli: `claude mcp add --transport http bullpen ${mcpUrl} --header "Authorization: Bearer ${key}"`,
+    json: JSON.stringify({ mcpServers: { bullpen: { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer ${key}` } } } }, null, 2),
+  };
+}
