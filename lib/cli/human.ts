@@ -1,10 +1,8 @@
 import { parseArgs } from 'node:util';
-import { openDb } from '../db';
 import { createSignInToken, hasSignedIn, inviteHuman, signInTtlSeconds, signInUrl, type Invite } from '../console/signin';
-import { readLiveServer } from './server-file';
+import { adminStep } from './server-file';
 import { addBannerHook } from './start';
-
-const EXIT = { OK: 0, FAILED: 1, USAGE: 2 } as const;
+import { EXIT } from './tools';
 
 function ttlText(seconds: number): string {
   return seconds % 3600 === 0 ? `${seconds / 3600} h` : `${Math.round(seconds / 60)} min`;
@@ -35,30 +33,9 @@ export async function humanInvite(argv: string[]): Promise<number> {
     return values.help ? EXIT.OK : EXIT.USAGE;
   }
   const name = positionals[0];
-  const live = await readLiveServer();
-  let inv: Invite;
-  let base: string;
-  if (live) {
-    base = live.url;
-    const res = await fetch(`${live.url}/api/admin/humans`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-bullpen-admin-token': live.admin_token },
-      body: JSON.stringify({ name, workspace: values.workspace, email: values.email }),
-    });
-    if (!res.ok) {
-      console.error(`bullpen: the running server refused: ${(await res.json().catch(() => ({}))).error ?? res.status}`);
-      return EXIT.FAILED;
-    }
-    inv = (await res.json()) as Invite;
-  } else {
-    base = process.env.BULLPEN_PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
-    const db = await openDb();
-    try {
-      inv = await inviteHuman(db, { name, workspace: values.workspace, email: values.email });
-    } finally {
-      await db.close();
-    }
-  }
+  const { result: inv, base } = await adminStep<Invite>('humans', { name, workspace: values.workspace, email: values.email }, (db) =>
+    inviteHuman(db, { name, workspace: values.workspace, email: values.email }),
+  );
   const url = signInUrl(base, inv.token);
   if (values.json) {
     console.log(

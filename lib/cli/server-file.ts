@@ -1,5 +1,7 @@
 import { readFile, writeFile, rm, mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { openDb } from '../db';
+import type { Db } from '../db/types';
 
 /** What a running server leaves for the CLI: where it listens and the admin token for this start. */
 export type ServerFile = { url: string; pid: number; admin_token: string; data_dir: string | null; started_at: string };
@@ -26,5 +28,34 @@ export async function readLiveServer(): Promise<ServerFile | null> {
     return info;
   } catch {
     return null;
+  }
+}
+
+/** The base URL the CLI prints and calls: the running server's, else BULLPEN_PUBLIC_URL, else localhost:PORT. */
+export async function defaultBaseUrl(): Promise<string> {
+  return (await readLiveServer())?.url ?? process.env.BULLPEN_PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
+}
+
+/**
+ * Runs an administration step where the data lives: through the running server's admin route when
+ * one runs (it holds the embedded database), else directly on the database. Returns the result and
+ * the base URL to print.
+ */
+export async function adminStep<T>(route: string, body: object, direct: (db: Db) => Promise<T>): Promise<{ result: T; base: string }> {
+  const live = await readLiveServer();
+  if (live) {
+    const res = await fetch(`${live.url}/api/admin/${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-bullpen-admin-token': live.admin_token },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`the running server refused: ${(await res.json().catch(() => ({}))).error ?? res.status}`);
+    return { result: (await res.json()) as T, base: live.url };
+  }
+  const db = await openDb();
+  try {
+    return { result: await direct(db), base: await defaultBaseUrl() };
+  } finally {
+    await db.close();
   }
 }

@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { z } from 'zod';
 import { registry } from '../core/registry';
 import type { ToolDef } from '../core/tool';
-import { readLiveServer } from './server-file';
+import { defaultBaseUrl } from './server-file';
 
 /**
  * Noun-verb twins of every tool, for scripts and cron jobs: `bullpen task claim --label api` calls
@@ -123,7 +123,7 @@ export async function runTool(tool: ToolDef, argv: string[], out = console): Pro
     out.error('bullpen: set BULLPEN_API_KEY to an agent key (`bullpen agent add NAME` mints one)');
     return EXIT.USAGE;
   }
-  const base = process.env.BULLPEN_URL ?? (await readLiveServer())?.url ?? `http://localhost:${process.env.PORT ?? 3000}`;
+  const base = process.env.BULLPEN_URL ?? (await defaultBaseUrl());
   const client = new Client({ name: 'bullpen-cli', version: '0.1.0' });
   const headers: Record<string, string> = { Authorization: `Bearer ${key}` };
   if (process.env.BULLPEN_RUN_ID) headers['X-Bullpen-Run'] = process.env.BULLPEN_RUN_ID;

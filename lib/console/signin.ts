@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/types';
-import { ensureActor, ensureWorkspace, listWorkspaces, slugify } from '../server/workspace';
+import { ensureActor, resolveWorkspace, slugify } from '../server/workspace';
 
 /**
  * One-time sign-in links for humans. The token travels in the link once; only its sha256 is stored,
@@ -76,8 +76,7 @@ export async function inviteHuman(
     if (!row) throw new Error('no such workspace');
     ws = { ...row, created: false };
   } else {
-    const slug = opts.workspace ?? (await listWorkspaces(db))[0]?.slug ?? 'default';
-    ws = await ensureWorkspace(db, slug);
+    ws = await resolveWorkspace(db, opts.workspace);
   }
   const [{ has_owner }] = await db.query<{ has_owner: boolean }>(
     `select exists(select 1 from public.actors where tenant_id = $1 and is_owner) as has_owner`,

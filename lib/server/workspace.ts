@@ -31,6 +31,11 @@ export async function listWorkspaces(db: Db): Promise<Workspace[]> {
   return db.query<Workspace>(`select id, slug, name from public.tenants order by created_at`);
 }
 
+/** The workspace a command names, else the first one, else a new "default"; created when new. */
+export async function resolveWorkspace(db: Db, slug?: string): Promise<Workspace & { created: boolean }> {
+  return ensureWorkspace(db, slug ?? (await listWorkspaces(db))[0]?.slug ?? 'default');
+}
+
 export type ActorRow = { id: string; kind: string; display_name: string; external_ref: string; is_owner: boolean };
 
 /** Registers an actor by external_ref (idempotent) as the server. */
@@ -80,12 +85,12 @@ export async function revokeKey(db: Db, tenantId: string, keyId: string): Promis
   return rows.length > 0;
 }
 
-/** Registers an agent in the workspace (creating the workspace if new) and mints its key. */
+/** Registers an agent in the workspace (creating the workspace if new; the first one when unnamed) and mints its key. */
 export async function addAgent(
   db: Db,
-  opts: { workspace: string; name: string; external_ref?: string },
+  opts: { workspace?: string; name: string; external_ref?: string },
 ): Promise<{ workspace: Workspace; actor_id: string; api_key: string; key_id: string; created_workspace: boolean }> {
-  const ws = await ensureWorkspace(db, opts.workspace);
+  const ws = await resolveWorkspace(db, opts.workspace);
   const actor = await ensureActor(db, ws.id, {
     kind: 'agent',
     external_ref: opts.external_ref ?? `agent:${slugify(opts.name)}`,

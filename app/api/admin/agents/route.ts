@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { adminInput } from '@/lib/server/admin';
 import { getDb } from '@/lib/db';
-import { addAgent, listWorkspaces } from '@/lib/server/workspace';
+import { addAgent } from '@/lib/server/workspace';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -19,7 +19,5 @@ const body = z.strictObject({
 export async function POST(req: Request): Promise<Response> {
   const parsed = await adminInput(req, body);
   if (!parsed.ok) return parsed.response;
-  const db = await getDb();
-  const workspace = parsed.input.workspace ?? (await listWorkspaces(db))[0]?.slug ?? 'default';
-  return Response.json(await addAgent(db, { ...parsed.input, workspace }));
+  return Response.json(await addAgent(await getDb(), parsed.input));
 }
