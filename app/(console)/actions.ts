@@ -1,11 +1,10 @@
 'use server';
 
 import { headers } from 'next/headers';
-import { getSession } from '@/lib/console/auth';
+import { getSession, SIGNED_OUT } from '@/lib/console/auth';
 import { addComment, createAgent, inviteHumanAs, mintAgentKey, revokeAgentKey, runTool, type Who } from '@/lib/console/ops';
 import { signInUrl } from '@/lib/console/signin';
 import type { Envelope } from '@/lib/core/execute';
-import { toolError } from '@/lib/db/errors';
 import { getDb } from '@/lib/db';
 import { config } from '@/lib/server/config';
 
@@ -15,7 +14,7 @@ import { config } from '@/lib/server/config';
  * checked inside lib/console/ops before it touches lib/server/workspace.
  */
 
-const signedOut: Envelope = { ok: false, error: toolError('UNAUTHENTICATED', 'your console session has ended', 'sign in again with a fresh link') };
+const signedOut: Envelope = SIGNED_OUT;
 
 async function who(): Promise<Who | null> {
   const s = await getSession();

@@ -5,6 +5,7 @@ import { getDb } from '../db';
 import type { Claims } from '../db/types';
 import { SESSION_COOKIE, toDbClaims, verifySession } from './session';
 import { humanForSupabaseUser, supabaseConfig, verifySupabaseJwt } from './supabase';
+import { toolError } from '../db/errors';
 
 /** A signed-in human, as every console page, action and route sees them. */
 export type ConsoleSession = {
@@ -61,4 +62,15 @@ export async function requireSession(): Promise<ConsoleSession> {
   const s = await getSession();
   if (!s) redirect('/auth/signin');
   return s;
+}
+
+/** The envelope every console surface answers without a session. */
+export const SIGNED_OUT = {
+  ok: false as const,
+  error: toolError('UNAUTHENTICATED', 'your console session has ended', 'sign in again with a fresh link'),
+};
+
+/** The same, as an HTTP 401 for the console's routes. */
+export function signedOutResponse(): Response {
+  return Response.json(SIGNED_OUT, { status: 401 });
 }

@@ -1,5 +1,6 @@
 import { getDb } from '@/lib/db';
-import { getSession } from '@/lib/console/auth';
+import { toolError } from '@/lib/db/errors';
+import { getSession, signedOutResponse } from '@/lib/console/auth';
 import { getHub } from '@/lib/console/hub';
 import { liveStream, parseResume } from '@/lib/console/live-stream';
 import { changeReplay } from '@/lib/console/ops';
@@ -17,14 +18,14 @@ export const dynamic = 'force-dynamic';
 export async function GET(req: Request): Promise<Response> {
   const session = await getSession();
   if (!session) {
-    return Response.json({ ok: false, error: { code: 'UNAUTHENTICATED', message: 'sign in to the console first' } }, { status: 401 });
+    return signedOutResponse();
   }
   const db = await getDb();
   const who = { db, claims: session.claims };
   const url = new URL(req.url);
   const resume = parseResume(req.headers.get('last-event-id'), url.searchParams.get('after'));
   if ((req.headers.get('accept') ?? '').includes('application/json') && !(req.headers.get('accept') ?? '').includes('text/event-stream')) {
-    if (resume === null) return Response.json({ ok: false, error: { code: 'VALIDATION_ERROR', message: 'after: a seq is required' } }, { status: 400 });
+    if (resume === null) return Response.json({ ok: false, error: toolError('VALIDATION_ERROR', 'after: a seq is required') }, { status: 400 });
     const { events, truncated } = await changeReplay(who, resume);
     return Response.json({ ok: true, events, truncated }, { headers: { 'cache-control': 'no-store' } });
   }

@@ -1,4 +1,4 @@
-import { getSession } from '@/lib/console/auth';
+import { getSession, signedOutResponse } from '@/lib/console/auth';
 import { actorsOverview } from '@/lib/console/ops';
 import { getDb } from '@/lib/db';
 
@@ -8,7 +8,7 @@ export const dynamic = 'force-dynamic';
 /** Agents and humans of the workspace with last seen, open tasks, current claim and keys. */
 export async function GET(): Promise<Response> {
   const session = await getSession();
-  if (!session) return Response.json({ ok: false, error: { code: 'UNAUTHENTICATED', message: 'sign in to the console first' } }, { status: 401 });
+  if (!session) return signedOutResponse();
   const env = await actorsOverview({ db: await getDb(), claims: session.claims });
   return Response.json(env, { headers: { 'cache-control': 'no-store' } });
 }

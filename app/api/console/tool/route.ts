@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { getSession } from '@/lib/console/auth';
+import { getSession, signedOutResponse } from '@/lib/console/auth';
 import { runTool } from '@/lib/console/ops';
 import { getTool } from '@/lib/core/registry';
 import { getDb } from '@/lib/db';
+import { toolError } from '@/lib/db/errors';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -17,16 +18,16 @@ const body = z.strictObject({ tool: z.string().min(1).max(64), input: z.unknown(
 export async function POST(req: Request): Promise<Response> {
   const session = await getSession();
   if (!session) {
-    return Response.json({ ok: false, error: { code: 'UNAUTHENTICATED', message: 'sign in to the console first', hint: 'open a sign-in link', retryable: false } }, { status: 401 });
+    return signedOutResponse();
   }
   const parsed = body.safeParse(await req.json().catch(() => null));
   if (!parsed.success) {
-    return Response.json({ ok: false, error: { code: 'VALIDATION_ERROR', message: 'send {tool, input}', hint: 'POST JSON', retryable: false } }, { status: 400 });
+    return Response.json({ ok: false, error: toolError('VALIDATION_ERROR', 'send {tool, input}', 'POST JSON') }, { status: 400 });
   }
   const tool = getTool(parsed.data.tool);
   if (tool && tool.kind !== 'read') {
     return Response.json(
-      { ok: false, error: { code: 'FORBIDDEN', message: `${tool.name} is a write`, hint: 'writes go through the console server action', retryable: false } },
+      { ok: false, error: toolError('FORBIDDEN', `${tool.name} is a write`, 'writes go through the console server action') },
       { status: 405 },
     );
   }
