@@ -9,18 +9,11 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { spawnServer } from '../scripts/server-process.mjs';
+import { emit, percentile } from './_common.mjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-export function emit(record) {
-  console.log(JSON.stringify({ at: new Date().toISOString(), ...record }));
-}
-
-export function percentile(sorted, p) {
-  if (!sorted.length) return NaN;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return Math.round(sorted[i] * 10) / 10;
-}
+export { emit, percentile } from './_common.mjs';
 
 
 /**

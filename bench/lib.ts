@@ -4,16 +4,7 @@ import { spawnServer } from '../scripts/server-process.mjs';
 
 export const root = path.resolve(import.meta.dirname, '..');
 
-/** Prints one JSON line: the bench output format. */
-export function emit(record: Record<string, unknown>): void {
-  console.log(JSON.stringify({ at: new Date().toISOString(), ...record }));
-}
-
-export function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return Math.round(sorted[i] * 100) / 100;
-}
+export { emit, percentile } from './_common.mjs';
 
 export { freePort } from '../scripts/server-process.mjs';
 
