@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { ActivityFeed } from './feed';
-import { callSql, claimsSql, type Claims, type Db, type Row } from './types';
+import { callSql, claimsSql, type Claims, type Db, type Row, type Session } from './types';
 
 /** True when the connection itself failed (not the statement): the client must not be reused. */
 function connectionLost(err: unknown): boolean {
@@ -69,6 +69,23 @@ export async function openPg(connectionString: string, opts: { max?: number } = 
     },
     async exec(sql: string) {
       await pool.query(sql);
+    },
+    async session<T>(fn: (s: Session) => Promise<T>) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        return await fn({
+          query: async <R extends Row = Row>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as R[],
+          exec: async (sql: string) => {
+            await client.query(sql);
+          },
+        });
+      } catch (err) {
+        broken = connectionLost(err) ? (err as Error) : undefined;
+        throw err;
+      } finally {
+        client.release(broken);
+      }
     },
     async listen(channel: string, onPayload: (payload: string) => void) {
       if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`bad channel ${channel}`);

@@ -2,7 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { pgcrypto } from '@electric-sql/pglite/contrib/pgcrypto';
-import { callSql, claimsSql, sqlLiteral, type Claims, type Db, type Row } from './types';
+import { callSql, claimsSql, sqlLiteral, type Claims, type Db, type Row, type Session } from './types';
 
 /**
  * Embedded Postgres (WASM) in this process. `dataDir` undefined keeps everything in memory
@@ -32,6 +32,14 @@ export function wrapPglite(pg: PGlite): Db {
     },
     async exec(sql: string) {
       await pg.exec(sql);
+    },
+    async session<T>(fn: (s: Session) => Promise<T>) {
+      return fn({
+        query: async <R extends Row = Row>(sql: string, params?: unknown[]) => (await pg.query<R>(sql, params as never[])).rows,
+        exec: async (sql: string) => {
+          await pg.exec(sql);
+        },
+      });
     },
     async listen(channel: string, onPayload: (payload: string) => void) {
       const unsub = await pg.listen(channel, onPayload);

@@ -39,10 +39,21 @@ export interface Db {
   query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
   /** Runs statements without parameters (migration files). */
   exec(sql: string): Promise<void>;
+  /**
+   * Runs fn on one connection held for its whole duration (session-level advisory locks, several
+   * transactions in a row). On the embedded database every call shares the one connection anyway.
+   */
+  session<T>(fn: (s: Session) => Promise<T>): Promise<T>;
   /** Subscribes to a NOTIFY channel; resolves to an unsubscribe function. */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
+
+/** One pinned connection, for work that must not hop between pooled connections. */
+export type Session = {
+  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+  exec(sql: string): Promise<void>;
+};
 
 const IDENT = /^[a-z_][a-z0-9_]*$/;
 

@@ -1,0 +1,1023 @@
+-- Tasks: the state machine, readiness, claims, queries, project reads and whoami.
+-- Re-applied on every upgrade that changes any definition file: every statement here must be
+-- safe to run again (create or replace).
+
+create or replace function bullpen.task_transitions(p_from text) returns text[]
+language sql immutable
+as $$
+  select case p_from
+    when 'backlog' then array['todo', 'in_progress', 'cancelled']
+    when 'todo' then array['in_progress', 'blocked', 'backlog', 'cancelled']
+    when 'in_progress' then array['in_review', 'done', 'todo', 'failed', 'blocked', 'cancelled']
+    when 'in_review' then array['done', 'todo', 'in_review', 'failed', 'cancelled']
+    when 'done' then array['todo']
+    when 'failed' then array['todo', 'backlog', 'cancelled']
+    when 'blocked' then array['todo', 'backlog', 'cancelled']
+    when 'cancelled' then array['backlog', 'todo']
+    else array[]::text[]
+  end
+$$;
+
+/**
+ * The gate in front of done. Returns null when the task may close, else
+ * {gate, message, hint}. Each room that supplies a gate (evidence, review) replaces this function
+ * with one more check; the trigger that calls it never changes.
+ */
+create or replace function bullpen.task_done_gate(t public.tasks) returns jsonb
+language plpgsql stable
+as $$
+declare
+  v_unmet text;
+  v_total int := jsonb_array_length(t.acceptance_criteria);
+  v_open int;
+begin
+  select c ->> 'text' into v_unmet
+    from jsonb_array_elements(t.acceptance_criteria) with ordinality as e(c, i)
+   where coalesce((c ->> 'met')::boolean, false) = false
+   order by i limit 1;
+  if v_unmet is not null then
+    select count(*) into v_open from jsonb_array_elements(t.acceptance_criteria) c
+     where coalesce((c ->> 'met')::boolean, false) = false;
+    return jsonb_build_object('gate', 'acceptance_criteria',
+      'message', format('acceptance criterion not met: "%s" (%s of %s unmet)', v_unmet, v_open, v_total),
+      'hint', 'mark each criterion met in patch.acceptance_criteria (the same call may also set status done)',
+      'criterion', v_unmet);
+  end if;
+  return null;
+end
+$$;
+
+create or replace function bullpen.tasks_guard() returns trigger
+language plpgsql
+as $$
+declare
+  v_gate jsonb;
+begin
+  if new.status is distinct from old.status then
+    if not (new.status = any (bullpen.task_transitions(old.status))) then
+      perform bullpen.fail('INVALID_TRANSITION', format('cannot move a task from %s to %s', old.status, new.status),
+        format('from %s a task may move to: %s', old.status, array_to_string(bullpen.task_transitions(old.status), ', ')),
+        jsonb_build_object('from', old.status, 'to', new.status, 'allowed', to_jsonb(bullpen.task_transitions(old.status))));
+    end if;
+    if old.status in ('done', 'cancelled') and coalesce(current_setting('bullpen.allow_reopen', true), '') <> 'on' then
+      perform bullpen.fail('INVALID_TRANSITION', format('task is %s; reopening needs allow_reopen', old.status),
+        'pass patch.allow_reopen: true to reopen a done or cancelled task',
+        jsonb_build_object('from', old.status, 'to', new.status));
+    end if;
+    if new.status <> 'in_progress' then
+      new.lease_actor_id := null;
+      new.lease_expires_at := null;
+    else
+      new.started_at := coalesce(new.started_at, now());
+    end if;
+    new.completed_at := case when new.status in ('done', 'cancelled', 'failed') then now() end;
+  end if;
+  if new.status = 'done' and (old.status is distinct from 'done' or new.acceptance_criteria is distinct from old.acceptance_criteria) then
+    v_gate := bullpen.task_done_gate(new);
+    if v_gate is not null then
+      perform bullpen.fail('GATE_UNMET', v_gate ->> 'message', v_gate ->> 'hint', v_gate);
+    end if;
+  end if;
+  new.updated_at := now();
+  return new;
+end
+$$;
+
+create or replace trigger tasks_guard before update on public.tasks
+  for each row execute function bullpen.tasks_guard();
+
+/** A task by uuid or by reference (KEY-12, KEY#12), inside the caller's tenant; NOT_FOUND otherwise. */
+create or replace function bullpen.resolve_task(p_ref text, p_field text default 'task_id') returns public.tasks
+language plpgsql stable
+as $$
+declare
+  v public.tasks;
+  m text[];
+begin
+  if p_ref is null then
+    perform bullpen.fail('VALIDATION_ERROR', format('%s is required', p_field));
+  end if;
+  if p_ref ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
+    select * into v from public.tasks where tenant_id = bullpen.tenant_id() and id = p_ref::uuid;
+  else
+    m := regexp_match(p_ref, '^([A-Za-z][A-Za-z0-9_]*)[-#]+([0-9]{1,9})$');
+    if m is not null then
+      select t.* into v from public.tasks t
+        join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
+       where t.tenant_id = bullpen.tenant_id() and lower(pr.key) = lower(m[1]) and t.seq = m[2]::int;
+    end if;
+  end if;
+  if v.id is null then
+    perform bullpen.fail('NOT_FOUND', format('%s: no task %s in this workspace', p_field, p_ref),
+      'find tasks with task_query; a task is named by uuid or KEY-N');
+  end if;
+  return v;
+end
+$$;
+
+create or replace function bullpen.normalize_criteria(p jsonb) returns jsonb
+language sql immutable
+as $$
+  select coalesce(jsonb_agg(case jsonb_typeof(c)
+      when 'string' then jsonb_build_object('text', c #>> '{}', 'met', false)
+      else jsonb_build_object('text', c ->> 'text', 'met', coalesce((c ->> 'met')::boolean, false))
+    end order by i), '[]'::jsonb)
+  from jsonb_array_elements(case when jsonb_typeof(p) = 'array' then p else '[]'::jsonb end) with ordinality as e(c, i)
+$$;
+
+/** True while any dependency of the task is not done. Inlined by the planner into the caller's query. */
+create or replace function bullpen.task_waiting(p_tenant_id uuid, p_task_id uuid) returns boolean
+language sql stable
+as $$
+  select exists (
+    select 1 from public.task_dependencies d
+      join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+     where d.tenant_id = p_tenant_id and d.task_id = p_task_id and dt.status <> 'done')
+$$;
+
+create or replace function bullpen.task_open_blockers(p_task_id uuid) returns integer
+language sql stable
+as $$
+  select count(*)::int from public.task_dependencies d
+    join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+   where d.tenant_id = bullpen.tenant_id() and d.task_id = p_task_id and dt.status <> 'done'
+$$;
+
+/** The compact row every listing returns: the task without its body, plus derived state. */
+create or replace function bullpen.task_row_json(t public.tasks, p_project_key text, p_open_blockers integer) returns jsonb
+language sql stable
+as $$
+  select (to_jsonb(t) - 'tenant_id' - 'body' - 'lease_actor_id' - 'lease_expires_at') || jsonb_build_object(
+    'ref', p_project_key || '-' || t.seq,
+    'project_key', p_project_key,
+    'open_blockers', p_open_blockers,
+    'ready', t.status in ('todo', 'in_progress') and p_open_blockers = 0
+             and (t.lease_expires_at is null or t.lease_expires_at <= now()),
+    'criteria_met', (select count(*) from jsonb_array_elements(t.acceptance_criteria) c where (c ->> 'met')::boolean),
+    'criteria_total', jsonb_array_length(t.acceptance_criteria),
+    'lease', case when t.lease_actor_id is not null then jsonb_build_object(
+      'actor_id', t.lease_actor_id, 'expires_at', t.lease_expires_at, 'live', t.lease_expires_at > now()) end)
+$$;
+
+create or replace function bullpen.task_json(t public.tasks) returns jsonb
+language sql stable
+as $$
+  select bullpen.task_row_json(t, pr.key, bullpen.task_open_blockers(t.id)) || jsonb_build_object('body', t.body)
+    from public.projects pr where pr.tenant_id = t.tenant_id and pr.id = t.project_id
+$$;
+
+create or replace function bullpen.project_context(p_project_id uuid) returns jsonb
+language sql stable
+as $$
+  select jsonb_build_object('id', pr.id, 'key', pr.key, 'title', pr.title, 'summary', pr.summary,
+                            'status', pr.status, 'description', pr.description)
+    from public.projects pr where pr.tenant_id = bullpen.tenant_id() and pr.id = p_project_id
+$$;
+
+/**
+ * Inserts one task of a create call. p_batch holds the ids created earlier in the same batch so
+ * depends_on may name them as {batch_index: N}; p_field prefixes error messages (tasks[3].…).
+ */
+create or replace function bullpen.insert_task(p_project public.projects, p jsonb, p_batch uuid[], p_field text)
+returns public.tasks
+language plpgsql
+as $$
+declare
+  v_seq int;
+  v_task public.tasks;
+  v_dep jsonb;
+  v_dep_id uuid;
+  v_parent uuid;
+  v_idx int;
+  i int := 0;
+begin
+  if p ->> 'parent_task_id' is not null then
+    v_parent := (bullpen.resolve_task(p ->> 'parent_task_id', p_field || 'parent_task_id')).id;
+  end if;
+  update public.projects set task_seq = task_seq + 1
+   where tenant_id = p_project.tenant_id and id = p_project.id
+  returning task_seq into v_seq;
+  insert into public.tasks (tenant_id, project_id, seq, title, body, status, priority, assignee_actor_id, due_on,
+                            parent_task_id, labels, acceptance_criteria, requires_evidence, reviewer_actor_id,
+                            created_by_actor_id)
+  values (p_project.tenant_id, p_project.id, v_seq, p ->> 'title', coalesce(p ->> 'body', ''),
+          coalesce(p ->> 'status', 'todo'), coalesce((p ->> 'priority')::smallint, 2),
+          bullpen.require_actor_in_tenant(bullpen.uuid_arg(p, 'assignee_actor_id'), p_field || 'assignee_actor_id'),
+          (p ->> 'due_on')::date, v_parent, bullpen.text_array(p -> 'labels'),
+          bullpen.normalize_criteria(p -> 'acceptance_criteria'), coalesce((p ->> 'requires_evidence')::boolean, false),
+          bullpen.require_actor_in_tenant(bullpen.uuid_arg(p, 'reviewer_actor_id'), p_field || 'reviewer_actor_id'),
+          bullpen.actor_id())
+  returning * into v_task;
+  for v_dep in select * from jsonb_array_elements(coalesce(p -> 'depends_on', '[]')) loop
+    if jsonb_typeof(v_dep) = 'object' then
+      v_idx := (v_dep ->> 'batch_index')::int;
+      if p_batch is null or v_idx is null or v_idx < 0 or v_idx >= coalesce(array_length(p_batch, 1), 0) then
+        perform bullpen.fail('VALIDATION_ERROR',
+          format('%sdepends_on[%s]: batch_index %s must name an earlier item of this batch', p_field, i, coalesce(v_idx::text, 'null')),
+          'items may depend on earlier items only, which also keeps the batch free of cycles');
+      end if;
+      v_dep_id := p_batch[v_idx + 1];
+    else
+      v_dep_id := (bullpen.resolve_task(v_dep #>> '{}', format('%sdepends_on[%s]', p_field, i))).id;
+    end if;
+    insert into public.task_dependencies (tenant_id, task_id, depends_on_task_id)
+    values (v_task.tenant_id, v_task.id, v_dep_id) on conflict do nothing;
+    i := i + 1;
+  end loop;
+  perform bullpen.log('task.created', 'task', v_task.id, v_task.project_id,
+    format('%s-%s %s', p_project.key, v_task.seq, v_task.title));
+  return v_task;
+end
+$$;
+
+create or replace function public.task_create(p jsonb) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_replay jsonb;
+  v_project public.projects;
+  v_task public.tasks;
+begin
+  perform bullpen.require_actor();
+  v_replay := bullpen.idem_begin('task_create', p);
+  if v_replay is not null then
+    return v_replay;
+  end if;
+  v_project := bullpen.resolve_project(p ->> 'project_id');
+  v_task := bullpen.insert_task(v_project, p, null, '');
+  return bullpen.idem_finish(p, jsonb_build_object('task', bullpen.task_json(v_task),
+    'task_id', v_task.id, 'seq', v_task.seq, 'ref', v_project.key || '-' || v_task.seq));
+end
+$$;
+alter function public.task_create(jsonb) owner to bullpen_writer;
+
+create or replace function public.task_create_many(p jsonb) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_replay jsonb;
+  v_project public.projects;
+  v_task public.tasks;
+  v_ids uuid[] := '{}';
+  v_out jsonb := '[]';
+  v_item jsonb;
+  i int := 0;
+begin
+  perform bullpen.require_actor();
+  v_replay := bullpen.idem_begin('task_create_many', p);
+  if v_replay is not null then
+    return v_replay;
+  end if;
+  v_project := bullpen.resolve_project(p ->> 'project_id');
+  for v_item in select * from jsonb_array_elements(coalesce(p -> 'tasks', '[]')) loop
+    v_task := bullpen.insert_task(v_project, v_item, v_ids, format('tasks[%s].', i));
+    v_ids := v_ids || v_task.id;
+    v_out := v_out || jsonb_build_object('task_id', v_task.id, 'seq', v_task.seq, 'ref', v_project.key || '-' || v_task.seq);
+    i := i + 1;
+  end loop;
+  return bullpen.idem_finish(p, jsonb_build_object('count', i, 'task_ids', to_jsonb(v_ids), 'tasks', v_out,
+    'project_id', v_project.id));
+end
+$$;
+alter function public.task_create_many(jsonb) owner to bullpen_writer;
+
+create or replace function public.task_update(p jsonb) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_replay jsonb;
+  v_task public.tasks;
+  v_before public.tasks;
+  v_patch jsonb := coalesce(p -> 'patch', '{}');
+  v_fields text[];
+begin
+  perform bullpen.require_actor();
+  v_replay := bullpen.idem_begin('task_update', p);
+  if v_replay is not null then
+    return v_replay;
+  end if;
+  v_task := bullpen.resolve_task(p ->> 'task_id');
+  select * into v_before from public.tasks where tenant_id = v_task.tenant_id and id = v_task.id for update;
+  if v_patch ? 'expected_status' and v_before.status <> v_patch ->> 'expected_status' then
+    perform bullpen.fail('CONFLICT',
+      format('task status is %s, not the expected %s', v_before.status, v_patch ->> 'expected_status'),
+      'someone moved it since you read it: re-read with task_get and decide again',
+      jsonb_build_object('current_status', v_before.status));
+  end if;
+  if v_patch ? 'assignee_actor_id' then
+    perform bullpen.require_actor_in_tenant(bullpen.uuid_arg(v_patch, 'assignee_actor_id'), 'patch.assignee_actor_id');
+  end if;
+  if v_patch ? 'reviewer_actor_id' then
+    perform bullpen.require_actor_in_tenant(bullpen.uuid_arg(v_patch, 'reviewer_actor_id'), 'patch.reviewer_actor_id');
+  end if;
+  perform set_config('bullpen.allow_reopen', case when (v_patch ->> 'allow_reopen')::boolean then 'on' else 'off' end, true);
+  select array_agg(k order by k) into v_fields from jsonb_object_keys(v_patch - 'expected_status' - 'allow_reopen') k;
+  update public.tasks set
+    status = case when v_patch ? 'status' then v_patch ->> 'status' else status end,
+    title = case when v_patch ? 'title' then v_patch ->> 'title' else title end,
+    body = case when v_patch ? 'body' then coalesce(v_patch ->> 'body', '') else body end,
+    priority = case when v_patch ? 'priority' then (v_patch ->> 'priority')::smallint else priority end,
+    assignee_actor_id = case when v_patch ? 'assignee_actor_id' then (v_patch ->> 'assignee_actor_id')::uuid else assignee_actor_id end,
+    due_on = case when v_patch ? 'due_on' then (v_patch ->> 'due_on')::date else due_on end,
+    labels = case when v_patch ? 'labels' then bullpen.text_array(v_patch -> 'labels') else labels end,
+    acceptance_criteria = case when v_patch ? 'acceptance_criteria'
+      then bullpen.normalize_criteria(v_patch -> 'acceptance_criteria') else acceptance_criteria end,
+    requires_evidence = case when v_patch ? 'requires_evidence'
+      then coalesce((v_patch ->> 'requires_evidence')::boolean, false) else requires_evidence end,
+    reviewer_actor_id = case when v_patch ? 'reviewer_actor_id' then (v_patch ->> 'reviewer_actor_id')::uuid else reviewer_actor_id end
+  where tenant_id = v_before.tenant_id and id = v_before.id
+  returning * into v_task;
+  -- a lease belongs to whoever holds the work; handing the task to someone else ends it
+  if v_task.lease_actor_id is not null and v_task.assignee_actor_id is distinct from v_task.lease_actor_id then
+    update public.tasks set lease_actor_id = null, lease_expires_at = null
+     where tenant_id = v_task.tenant_id and id = v_task.id returning * into v_task;
+  end if;
+  perform set_config('bullpen.allow_reopen', 'off', true);
+  if v_task.status is distinct from v_before.status then
+    perform bullpen.log('task.status_changed', 'task', v_task.id, v_task.project_id,
+      format('%s → %s', v_before.status, v_task.status),
+      jsonb_build_object('from', v_before.status, 'to', v_task.status, 'fields', to_jsonb(v_fields)));
+  else
+    perform bullpen.log('task.updated', 'task', v_task.id, v_task.project_id,
+      array_to_string(v_fields, ', '), jsonb_build_object('fields', to_jsonb(coalesce(v_fields, '{}'))));
+  end if;
+  return bullpen.idem_finish(p, jsonb_build_object('task', bullpen.task_json(v_task),
+    'previous_status', v_before.status, 'changed', to_jsonb(coalesce(v_fields, '{}'))));
+end
+$$;
+alter function public.task_update(jsonb) owner to bullpen_writer;
+
+create or replace function public.task_assign(p jsonb) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_replay jsonb;
+  v_task public.tasks;
+  v_to uuid;
+  v_from uuid;
+begin
+  perform bullpen.require_actor();
+  v_replay := bullpen.idem_begin('task_assign', p);
+  if v_replay is not null then
+    return v_replay;
+  end if;
+  v_task := bullpen.resolve_task(p ->> 'task_id');
+  v_to := bullpen.require_actor_in_tenant(bullpen.uuid_arg(p, 'actor_id'), 'actor_id');
+  select assignee_actor_id into v_from from public.tasks where tenant_id = v_task.tenant_id and id = v_task.id for update;
+  update public.tasks set assignee_actor_id = v_to,
+         lease_actor_id = case when lease_actor_id = v_to then lease_actor_id end,
+         lease_expires_at = case when lease_actor_id = v_to then lease_expires_at end
+   where tenant_id = v_task.tenant_id and id = v_task.id
+  returning * into v_task;
+  perform bullpen.log('task.assigned', 'task', v_task.id, v_task.project_id,
+    coalesce((select display_name from public.actors where tenant_id = v_task.tenant_id and id = v_to), 'unassigned'),
+    jsonb_build_object('from', v_from, 'to', v_to));
+  return bullpen.idem_finish(p, jsonb_build_object('task', bullpen.task_json(v_task), 'previous_assignee_actor_id', v_from));
+end
+$$;
+alter function public.task_assign(jsonb) owner to bullpen_writer;
+
+-- Custom plans: the optional filters (project, label) must fold away before planning, or a generic
+-- plan that serves every combination degrades to a scan of the whole workspace under load.
+create or replace function public.task_claim(p jsonb) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+set plan_cache_mode = force_custom_plan
+as $$
+declare
+  v_replay jsonb;
+  v_me uuid := bullpen.require_actor();
+  v_tenant uuid := bullpen.tenant_id();
+  v_lease interval := make_interval(secs => coalesce((p ->> 'lease_seconds')::int, 3600));
+  v_task public.tasks;
+  v_project uuid;
+  v_blockers int;
+  v_extended boolean := false;
+  v_exp public.tasks;
+begin
+  v_replay := bullpen.idem_begin('task_claim', p);
+  if v_replay is not null then
+    return v_replay;
+  end if;
+  if p ->> 'task_id' is not null then
+    v_task := bullpen.resolve_task(p ->> 'task_id');
+    select * into v_task from public.tasks where tenant_id = v_tenant and id = v_task.id for update;
+    if v_task.lease_actor_id = v_me and v_task.status = 'in_progress' then
+      v_extended := true;
+    elsif v_task.status not in ('backlog', 'todo', 'in_progress') then
+      perform bullpen.fail('NOT_CLAIMABLE', format('task is %s', v_task.status),
+        case when v_task.status in ('done', 'cancelled') then 'reopen it with task_update (allow_reopen) first'
+             else 'move it to todo with task_update first' end,
+        jsonb_build_object('status', v_task.status));
+    elsif v_task.lease_actor_id is not null and v_task.lease_expires_at > now() then
+      perform bullpen.fail('LEASE_HELD', format('task is claimed by another actor until %s', v_task.lease_expires_at),
+        'claim another task, or ask the holder with a handoff',
+        jsonb_build_object('lease_actor_id', v_task.lease_actor_id, 'lease_expires_at', v_task.lease_expires_at));
+    elsif v_task.assignee_actor_id is not null and v_task.assignee_actor_id <> v_me
+          and v_task.assignee_actor_id is distinct from v_task.lease_actor_id then
+      perform bullpen.fail('NOT_CLAIMABLE', 'task is assigned to another actor',
+        'reassign it with task_assign first, or claim unassigned work',
+        jsonb_build_object('assignee_actor_id', v_task.assignee_actor_id));
+    end if;
+    v_blockers := bullpen.task_open_blockers(v_task.id);
+    if v_blockers > 0 then
+      perform bullpen.fail('NOT_CLAIMABLE', format('task waits on %s unfinished dependenc%s', v_blockers,
+        case when v_blockers = 1 then 'y' else 'ies' end),
+        'finish its blockers first (task_get lists them), or claim ready work',
+        jsonb_build_object('open_blockers', v_blockers));
+    end if;
+  else
+    if p ->> 'project_id' is not null then
+      v_project := (bullpen.resolve_project(p ->> 'project_id')).id;
+    end if;
+    -- Repositories link to projects once the repositories room exists; until then no project has one.
+    if jsonb_array_length(coalesce(p -> 'repository_ids', '[]')) > 0 then
+      return bullpen.idem_finish(p, jsonb_build_object('claimed', false, 'reason', 'no_match',
+        'hint', 'no project is linked to those repositories'));
+    end if;
+    -- Two sources of claimable work, each read in priority order with SKIP LOCKED so concurrent
+    -- claimers pass each other instead of queueing: in-progress work whose lease lapsed (rare,
+    -- found through tasks_lease_idx), then todo work that ranks strictly before it (tasks_ready_idx;
+    -- claimed rows leave that index, so the scan never steps over work others hold).
+    -- The lapsed leases are gathered through tasks_lease_idx first (materialized, so the planner
+    -- cannot trade it for a walk of the whole workspace in priority order hoping to meet one).
+    with lapsed as materialized (
+      select l.id from public.tasks l
+       where l.tenant_id = v_tenant and l.status = 'in_progress'
+         and coalesce(l.lease_expires_at, '-infinity') <= now()
+       limit 256
+    )
+    select t.* into v_exp from public.tasks t join lapsed on lapsed.id = t.id
+     where t.tenant_id = v_tenant and t.status = 'in_progress'
+       and coalesce(t.lease_expires_at, '-infinity') <= now()
+       and (t.assignee_actor_id is null or t.assignee_actor_id = v_me or t.assignee_actor_id = t.lease_actor_id)
+       and (v_project is null or t.project_id = v_project)
+       and (p ->> 'label' is null or (p ->> 'label') = any (t.labels))
+       and not bullpen.task_waiting(t.tenant_id, t.id)
+     order by t.priority, t.created_at, t.id
+     limit 1
+     for update of t skip locked;
+    select t.* into v_task from public.tasks t
+     where t.tenant_id = v_tenant and t.status = 'todo'
+       and (t.assignee_actor_id is null or t.assignee_actor_id = v_me)
+       and (v_project is null or t.project_id = v_project)
+       and (p ->> 'label' is null or (p ->> 'label') = any (t.labels))
+       and (v_exp.id is null or (t.priority, t.created_at, t.id) < (v_exp.priority, v_exp.created_at, v_exp.id))
+       and not bullpen.task_waiting(t.tenant_id, t.id)
+     order by t.priority, t.created_at, t.id
+     limit 1
+     for update of t skip locked;
+    if v_task.id is null then
+      v_task := v_exp;
+    end if;
+    if v_task.id is null then
+      return bullpen.idem_finish(p, jsonb_build_object('claimed', false, 'reason', 'pool_empty',
+        'hint', 'no ready task matches; create work with task_create or check blocked tasks with task_query state:"blocked"'));
+    end if;
+  end if;
+  update public.tasks
+     set status = 'in_progress', assignee_actor_id = v_me, lease_actor_id = v_me, lease_expires_at = now() + v_lease
+   where tenant_id = v_tenant and id = v_task.id
+  returning * into v_task;
+  perform bullpen.log(case when v_extended then 'task.lease_extended' else 'task.claimed' end, 'task', v_task.id,
+    v_task.project_id, format('lease until %s', v_task.lease_expires_at));
+  return bullpen.idem_finish(p, jsonb_build_object('claimed', true, 'extended', v_extended,
+    'task', bullpen.task_json(v_task), 'lease_expires_at', v_task.lease_expires_at,
+    'project_context', bullpen.project_context(v_task.project_id)));
+end
+$$;
+alter function public.task_claim(jsonb) owner to bullpen_writer;
+
+create or replace function public.task_release(p jsonb) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_replay jsonb;
+  v_me uuid := bullpen.require_actor();
+  v_task public.tasks;
+begin
+  v_replay := bullpen.idem_begin('task_release', p);
+  if v_replay is not null then
+    return v_replay;
+  end if;
+  v_task := bullpen.resolve_task(p ->> 'task_id');
+  select * into v_task from public.tasks where tenant_id = v_task.tenant_id and id = v_task.id for update;
+  if v_task.lease_actor_id is distinct from v_me and v_task.assignee_actor_id is distinct from v_me then
+    perform bullpen.fail('CONFLICT', 'you do not hold this task',
+      'only the lease holder or assignee releases a task; use task_assign to hand it over',
+      jsonb_build_object('lease_actor_id', v_task.lease_actor_id, 'assignee_actor_id', v_task.assignee_actor_id));
+  end if;
+  update public.tasks
+     set status = case when status = 'in_progress' then 'todo' else status end,
+         assignee_actor_id = null, lease_actor_id = null, lease_expires_at = null
+   where tenant_id = v_task.tenant_id and id = v_task.id
+  returning * into v_task;
+  if p ->> 'note' is not null then
+    insert into public.comments (tenant_id, object_type, object_id, author_actor_id, body)
+    values (v_task.tenant_id, 'task', v_task.id, v_me, p ->> 'note');
+  end if;
+  perform bullpen.log('task.released', 'task', v_task.id, v_task.project_id, coalesce(p ->> 'note', ''));
+  return bullpen.idem_finish(p, jsonb_build_object('released', true, 'task', bullpen.task_json(v_task)));
+end
+$$;
+alter function public.task_release(jsonb) owner to bullpen_writer;
+
+create or replace function public.task_link(p jsonb) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_replay jsonb;
+  v_task public.tasks;
+  v_dep public.tasks;
+  v_ref text;
+  v_added jsonb := '[]';
+  v_removed jsonb := '[]';
+  v_rejected jsonb := '[]';
+  v_parent uuid;
+  i int;
+begin
+  perform bullpen.require_actor();
+  v_replay := bullpen.idem_begin('task_link', p);
+  if v_replay is not null then
+    return v_replay;
+  end if;
+  v_task := bullpen.resolve_task(p ->> 'task_id');
+  -- one graph writer per workspace at a time, so two links cannot close a cycle between them
+  perform pg_advisory_xact_lock(hashtextextended('bullpen.task_graph:' || v_task.tenant_id::text, 0));
+  i := 0;
+  for v_ref in select jsonb_array_elements_text(coalesce(p -> 'add_depends_on', '[]')) loop
+    v_dep := bullpen.resolve_task(v_ref, format('add_depends_on[%s]', i));
+    if v_dep.id = v_task.id or exists (
+      with recursive reach as (
+        select d.depends_on_task_id as id from public.task_dependencies d
+         where d.tenant_id = v_task.tenant_id and d.task_id = v_dep.id
+        union
+        select d.depends_on_task_id from public.task_dependencies d join reach r on d.task_id = r.id
+         where d.tenant_id = v_task.tenant_id
+      )
+      select 1 from reach where id = v_task.id
+    ) then
+      v_rejected := v_rejected || jsonb_build_object('depends_on_task_id', v_dep.id, 'reason',
+        case when v_dep.id = v_task.id then 'a task cannot depend on itself'
+             else 'it already depends, directly or through others, on this task' end);
+    else
+      insert into public.task_dependencies (tenant_id, task_id, depends_on_task_id)
+      values (v_task.tenant_id, v_task.id, v_dep.id) on conflict do nothing;
+      if found then
+        v_added := v_added || to_jsonb(v_dep.id);
+      end if;
+    end if;
+    i := i + 1;
+  end loop;
+  i := 0;
+  for v_ref in select jsonb_array_elements_text(coalesce(p -> 'remove_depends_on', '[]')) loop
+    v_dep := bullpen.resolve_task(v_ref, format('remove_depends_on[%s]', i));
+    delete from public.task_dependencies
+     where tenant_id = v_task.tenant_id and task_id = v_task.id and depends_on_task_id = v_dep.id;
+    if found then
+      v_removed := v_removed || to_jsonb(v_dep.id);
+    end if;
+    i := i + 1;
+  end loop;
+  if coalesce((p ->> 'clear_parent')::boolean, false) then
+    update public.tasks set parent_task_id = null where tenant_id = v_task.tenant_id and id = v_task.id;
+  elsif p ->> 'set_parent_task_id' is not null then
+    v_parent := (bullpen.resolve_task(p ->> 'set_parent_task_id', 'set_parent_task_id')).id;
+    if v_parent = v_task.id or exists (
+      with recursive up as (
+        select parent_task_id as id, 1 as depth from public.tasks where tenant_id = v_task.tenant_id and id = v_parent
+        union all
+        select t.parent_task_id, up.depth + 1 from public.tasks t join up on t.tenant_id = v_task.tenant_id and t.id = up.id
+         where up.depth < 1000
+      )
+      select 1 from up where id = v_task.id
+    ) then
+      perform bullpen.fail('CYCLE_DETECTED', 'set_parent_task_id would make the task its own ancestor',
+        'choose a parent outside this task''s subtasks');
+    end if;
+    update public.tasks set parent_task_id = v_parent where tenant_id = v_task.tenant_id and id = v_task.id;
+  end if;
+  select * into v_task from public.tasks where tenant_id = v_task.tenant_id and id = v_task.id;
+  perform bullpen.log('task.linked', 'task', v_task.id, v_task.project_id,
+    format('+%s −%s deps', jsonb_array_length(v_added), jsonb_array_length(v_removed)),
+    jsonb_build_object('added', v_added, 'removed', v_removed, 'cycle_rejected', v_rejected));
+  return bullpen.idem_finish(p, jsonb_build_object('task_id', v_task.id, 'added', v_added, 'removed', v_removed,
+    'cycle_rejected', v_rejected, 'parent_task_id', v_task.parent_task_id,
+    'depends_on', (select coalesce(jsonb_agg(depends_on_task_id), '[]') from public.task_dependencies
+                    where tenant_id = v_task.tenant_id and task_id = v_task.id)));
+end
+$$;
+alter function public.task_link(jsonb) owner to bullpen_writer;
+
+-- Listings paginate by keyset: the cursor carries the last row's sort values, so a page never
+-- repeats or skips a row when earlier rows change.
+create or replace function public.task_query(p jsonb) returns jsonb
+language plpgsql stable
+security definer
+set search_path = ''
+as $$
+declare
+  v_limit int := greatest(1, least(coalesce((p ->> 'limit')::int, 50), 500));
+  v_order text := coalesce(p ->> 'order_by', 'priority');
+  v_sort text;
+  v_cmp text;
+  v_cursor jsonb := bullpen.cursor_arg(p)::jsonb;
+  v_project uuid;
+  v_sql text;
+  v_where text[];
+  v_rows jsonb;
+  v_keys jsonb;
+begin
+  perform bullpen.require_actor();
+  if p ->> 'project_id' is not null then
+    v_project := (bullpen.resolve_project(p ->> 'project_id')).id;
+  end if;
+  case v_order
+    when 'priority' then
+      v_sort := 't.priority, t.created_at, t.id';
+      v_cmp := '(t.priority, t.created_at, t.id) > (($2->>0)::smallint, ($2->>1)::timestamptz, ($2->>2)::uuid)';
+    when 'created_at' then
+      v_sort := 't.created_at desc, t.id desc';
+      v_cmp := '(t.created_at, t.id) < (($2->>0)::timestamptz, ($2->>1)::uuid)';
+    when 'updated_at' then
+      v_sort := 't.updated_at desc, t.id desc';
+      v_cmp := '(t.updated_at, t.id) < (($2->>0)::timestamptz, ($2->>1)::uuid)';
+    when 'due_on' then
+      v_sort := 'coalesce(t.due_on, ''infinity''::date), t.priority, t.id';
+      v_cmp := '(coalesce(t.due_on, ''infinity''::date), t.priority, t.id) > (($2->>0)::date, ($2->>1)::smallint, ($2->>2)::uuid)';
+    else
+      perform bullpen.fail('VALIDATION_ERROR', format('order_by: unknown order %s', v_order),
+        'use priority, created_at, updated_at or due_on');
+  end case;
+  -- Only the filters given become predicates, so the planner sees the simplest query; the page is
+  -- sorted and cut on bare rows, and derived fields are computed for the page only.
+  v_where := array['t.tenant_id = $5'];
+  if v_project is not null then
+    v_where := array_append(v_where, 't.project_id = $4'::text);
+  end if;
+  if p ->> 'assignee_actor_id' = 'unassigned' then
+    v_where := array_append(v_where, 't.assignee_actor_id is null'::text);
+  elsif p ->> 'assignee_actor_id' is not null then
+    v_where := array_append(v_where, '(t.assignee_actor_id = ($1->>''assignee_actor_id'')::uuid)'::text);
+  end if;
+  if p -> 'status' is not null then
+    v_where := array_append(v_where, 't.status = any (bullpen.text_array($1->''status''))'::text);
+  end if;
+  if p ->> 'label' is not null then
+    v_where := array_append(v_where, '($1->>''label'') = any (t.labels)'::text);
+  end if;
+  if p ->> 'due_before' is not null then
+    v_where := array_append(v_where, 't.due_on < ($1->>''due_before'')::date'::text);
+  end if;
+  if p ->> 'q' is not null then
+    v_where := array_append(v_where, $w$(t.title ilike '%' || ($1->>'q') || '%' or t.body ilike '%' || ($1->>'q') || '%'
+                              or (pr.key || '-' || t.seq) ilike ($1->>'q'))$w$);
+  end if;
+  if p ->> 'state' = 'ready' then
+    v_where := array_append(v_where, $w$(t.status = 'todo' or (t.status = 'in_progress' and (t.lease_expires_at is null or t.lease_expires_at <= now())))
+      and not bullpen.task_waiting(t.tenant_id, t.id)$w$);
+  elsif p ->> 'state' = 'blocked' then
+    v_where := array_append(v_where, $w$t.status not in ('done', 'cancelled', 'failed')
+      and (t.status = 'blocked' or bullpen.task_waiting(t.tenant_id, t.id))$w$);
+  end if;
+  if v_cursor is not null then
+    v_where := array_append(v_where, v_cmp);
+  end if;
+  v_sql := format($q$
+    select coalesce(jsonb_agg(bullpen.task_row_json(b.t, b.project_key, bullpen.task_open_blockers((b.t).id)) order by %s), '[]')
+      from (
+        select t, pr.key as project_key
+          from public.tasks t
+          join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
+         where %s
+         order by %s
+         limit %s
+      ) b
+  $q$, replace(v_sort, 't.', '(b.t).'), array_to_string(v_where, ' and '), v_sort, v_limit + 1);
+  execute v_sql into v_rows using p, v_cursor, v_order, v_project, bullpen.tenant_id();
+  if jsonb_array_length(v_rows) > v_limit then
+    v_rows := v_rows - v_limit;
+    -- the cursor is the sort key of the last row kept, which the query above cannot know; read it back
+    v_keys := case v_order
+      when 'priority' then jsonb_build_array(v_rows -> (v_limit - 1) -> 'priority', v_rows -> (v_limit - 1) -> 'created_at', v_rows -> (v_limit - 1) -> 'id')
+      when 'due_on' then jsonb_build_array(coalesce(v_rows -> (v_limit - 1) ->> 'due_on', 'infinity'), v_rows -> (v_limit - 1) -> 'priority', v_rows -> (v_limit - 1) -> 'id')
+      when 'created_at' then jsonb_build_array(v_rows -> (v_limit - 1) -> 'created_at', v_rows -> (v_limit - 1) -> 'id')
+      else jsonb_build_array(v_rows -> (v_limit - 1) -> 'updated_at', v_rows -> (v_limit - 1) -> 'id') end;
+    return jsonb_build_object('tasks', v_rows, 'next_cursor', encode(convert_to(v_keys::text, 'utf8'), 'base64'));
+  end if;
+  return jsonb_build_object('tasks', v_rows, 'next_cursor', null);
+end
+$$;
+alter function public.task_query(jsonb) owner to bullpen_writer;
+
+create or replace function public.task_get(p jsonb) returns jsonb
+language plpgsql stable
+security definer
+set search_path = ''
+as $$
+declare
+  v_task public.tasks;
+  v_out jsonb;
+begin
+  perform bullpen.require_actor();
+  v_task := bullpen.resolve_task(p ->> 'task_id');
+  v_out := jsonb_build_object(
+    'task', bullpen.task_json(v_task),
+    'project', bullpen.project_context(v_task.project_id),
+    'blockers', (select coalesce(jsonb_agg(bullpen.task_row_json(dt, pr.key, bullpen.task_open_blockers(dt.id)) order by dt.priority, dt.seq), '[]')
+                   from public.task_dependencies d
+                   join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+                   join public.projects pr on pr.tenant_id = dt.tenant_id and pr.id = dt.project_id
+                  where d.tenant_id = v_task.tenant_id and d.task_id = v_task.id),
+    'dependents', (select coalesce(jsonb_agg(bullpen.task_row_json(dt, pr.key, bullpen.task_open_blockers(dt.id)) order by dt.priority, dt.seq), '[]')
+                   from public.task_dependencies d
+                   join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.task_id
+                   join public.projects pr on pr.tenant_id = dt.tenant_id and pr.id = dt.project_id
+                  where d.tenant_id = v_task.tenant_id and d.depends_on_task_id = v_task.id),
+    'subtasks', (select coalesce(jsonb_agg(bullpen.task_row_json(st, pr.key, bullpen.task_open_blockers(st.id)) order by st.seq), '[]')
+                   from public.tasks st
+                   join public.projects pr on pr.tenant_id = st.tenant_id and pr.id = st.project_id
+                  where st.tenant_id = v_task.tenant_id and st.parent_task_id = v_task.id),
+    'parent', (select bullpen.task_row_json(pt, pr.key, bullpen.task_open_blockers(pt.id))
+                 from public.tasks pt join public.projects pr on pr.tenant_id = pt.tenant_id and pr.id = pt.project_id
+                where pt.tenant_id = v_task.tenant_id and pt.id = v_task.parent_task_id),
+    'comments', (select coalesce(jsonb_agg(jsonb_build_object('id', c.id, 'author_actor_id', c.author_actor_id,
+                    'author', a.display_name, 'author_kind', a.kind, 'body', c.body, 'parent_comment_id', c.parent_comment_id,
+                    'mentions', to_jsonb(c.mentions), 'created_at', c.created_at) order by c.created_at), '[]')
+                   from public.comments c join public.actors a on a.tenant_id = c.tenant_id and a.id = c.author_actor_id
+                  where c.tenant_id = v_task.tenant_id and c.object_type = 'task' and c.object_id = v_task.id),
+    'activity', (select coalesce(jsonb_agg(x.j order by x.id desc), '[]') from (
+                   select ac.id, jsonb_build_object('seq', ac.id, 'verb', ac.verb, 'summary', ac.summary,
+                     'actor_id', ac.actor_id, 'actor', a.display_name, 'at', ac.at, 'metadata', ac.metadata) as j
+                     from public.activity ac left join public.actors a on a.tenant_id = ac.tenant_id and a.id = ac.actor_id
+                    where ac.tenant_id = v_task.tenant_id and ac.object_id = v_task.id
+                    order by ac.id desc limit 100) x),
+    'code_refs', '[]'::jsonb
+  );
+  if bullpen.text_array(p -> 'include') @> array['brief'] then
+    v_out := v_out || jsonb_build_object('brief', public.project_brief(jsonb_build_object('project', v_task.project_id)));
+  end if;
+  return v_out;
+end
+$$;
+alter function public.task_get(jsonb) owner to bullpen_writer;
+
+create or replace function bullpen.project_task_counts(p_project_id uuid) returns jsonb
+language sql stable
+as $$
+  select jsonb_build_object(
+    'by_status', coalesce((select jsonb_object_agg(status, n) from (
+        select status, count(*) as n from public.tasks
+         where tenant_id = bullpen.tenant_id() and project_id = p_project_id group by status) s), '{}'),
+    'total', (select count(*) from public.tasks where tenant_id = bullpen.tenant_id() and project_id = p_project_id),
+    'ready', (select count(*) from public.tasks t
+               where t.tenant_id = bullpen.tenant_id() and t.project_id = p_project_id
+                 and (t.status = 'todo' or (t.status = 'in_progress' and (t.lease_expires_at is null or t.lease_expires_at <= now())))
+                 and not bullpen.task_waiting(t.tenant_id, t.id)))
+$$;
+
+create or replace function public.project_query(p jsonb) returns jsonb
+language plpgsql stable
+security definer
+set search_path = ''
+as $$
+declare
+  v_limit int := greatest(1, least(coalesce((p ->> 'limit')::int, 50), 200));
+  v_after text := bullpen.cursor_arg(p);
+  v_full boolean := coalesce(p ->> 'detail', 'summary') = 'full';
+  v_rows jsonb;
+  v_last text;
+  v_more boolean;
+  v_statuses text[] := case jsonb_typeof(p -> 'status') when 'array' then bullpen.text_array(p -> 'status')
+                                                        when 'string' then array[p ->> 'status'] end;
+begin
+  perform bullpen.require_actor();
+  with page as (
+    select pr, lower(pr.key) as sort_key
+      from public.projects pr
+     where pr.tenant_id = bullpen.tenant_id()
+       and (p ->> 'project_id' is null or pr.id = bullpen.uuid_arg(p, 'project_id'))
+       and (v_statuses is null or pr.status = any (v_statuses))
+       and (p ->> 'owner_actor_id' is null or pr.owner_actor_id = bullpen.uuid_arg(p, 'owner_actor_id'))
+       -- repositories link to projects once the repositories room exists; until then none match
+       and (p ->> 'repository_id' is null or false)
+       and (p ->> 'q' is null or pr.title ilike '%' || (p ->> 'q') || '%' or pr.key ilike (p ->> 'q') || '%'
+            or coalesce(pr.summary, '') ilike '%' || (p ->> 'q') || '%')
+       and (v_after is null or lower(pr.key) > v_after)
+     order by sort_key
+     limit v_limit + 1
+  ), numbered as (
+    select page.*, row_number() over (order by sort_key) as rn from page
+  )
+  select coalesce(jsonb_agg(bullpen.project_json(pr) || case when v_full
+            then jsonb_build_object('tasks', bullpen.project_task_counts((pr).id)) else '{}'::jsonb end
+           order by sort_key) filter (where rn <= v_limit), '[]'::jsonb),
+         max(sort_key) filter (where rn = v_limit),
+         count(*) > v_limit
+    into v_rows, v_last, v_more
+    from numbered;
+  return jsonb_build_object('projects', v_rows,
+    'next_cursor', case when v_more then encode(convert_to(v_last, 'utf8'), 'base64') end);
+end
+$$;
+alter function public.project_query(jsonb) owner to bullpen_writer;
+
+create or replace function public.project_brief(p jsonb) returns jsonb
+language plpgsql stable
+security definer
+set search_path = ''
+as $$
+declare
+  v_project public.projects;
+begin
+  perform bullpen.require_actor();
+  v_project := bullpen.resolve_project(p ->> 'project', 'project');
+  return jsonb_build_object(
+    'project', bullpen.project_json(v_project) || jsonb_build_object(
+      'owner', (select display_name from public.actors where tenant_id = v_project.tenant_id and id = v_project.owner_actor_id),
+      'parent', (select jsonb_build_object('id', pp.id, 'key', pp.key, 'title', pp.title) from public.projects pp
+                  where pp.tenant_id = v_project.tenant_id and pp.id = v_project.parent_project_id)),
+    'tasks', bullpen.project_task_counts(v_project.id),
+    'top_open_tasks', (select coalesce(jsonb_agg(x.j order by x.priority, x.seq), '[]') from (
+        select bullpen.task_row_json(t, v_project.key, bullpen.task_open_blockers(t.id)) as j, t.priority, t.seq
+          from public.tasks t
+         where t.tenant_id = v_project.tenant_id and t.project_id = v_project.id
+           and t.status not in ('done', 'cancelled', 'failed')
+         order by t.priority, t.seq limit greatest(0, least(coalesce((p ->> 'max_tasks')::int, 10), 50))) x),
+    'recent_decisions', '[]'::jsonb,
+    'knowledge', '[]'::jsonb,
+    'repositories', '[]'::jsonb,
+    'in_repository', null,
+    'recent_activity', (select coalesce(jsonb_agg(x.j order by x.id desc), '[]') from (
+        select ac.id, jsonb_build_object('seq', ac.id, 'verb', ac.verb, 'summary', ac.summary, 'object_type', ac.object_type,
+                 'object_id', ac.object_id, 'actor', a.display_name, 'at', ac.at) as j
+          from public.activity ac left join public.actors a on a.tenant_id = ac.tenant_id and a.id = ac.actor_id
+         where ac.tenant_id = v_project.tenant_id and ac.project_id = v_project.id
+         order by ac.id desc limit greatest(0, least(coalesce((p ->> 'max_activity')::int, 15), 100))) x),
+    'subprojects', (select coalesce(jsonb_agg(jsonb_build_object('id', c.id, 'key', c.key, 'title', c.title, 'status', c.status)
+                      order by c.key), '[]') from public.projects c
+                     where c.tenant_id = v_project.tenant_id and c.parent_project_id = v_project.id));
+end
+$$;
+alter function public.project_brief(jsonb) owner to bullpen_writer;
+
+create or replace function public.whoami(p jsonb) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+set plan_cache_mode = force_custom_plan
+as $$
+declare
+  v_me uuid := bullpen.require_actor();
+  v_actor public.actors;
+  v_include text[] := coalesce(nullif(bullpen.text_array(p -> 'include'), '{}'),
+                               array['tasks', 'inbox', 'delta', 'projects']);
+  v_out jsonb;
+  v_open jsonb := '[]';
+  v_pool int;
+  v_resume jsonb;
+  v_delta jsonb;
+  v_next jsonb;
+begin
+  select * into v_actor from public.actors where tenant_id = bullpen.tenant_id() and id = v_me;
+  -- counted up to a cap: "100+ ready" orients an agent as well as an exact figure, at a fixed cost
+  select count(*) into v_pool from (
+    select 1 from public.tasks t
+     where t.tenant_id = bullpen.tenant_id()
+       and (t.status = 'todo' or (t.status = 'in_progress' and (t.lease_expires_at is null or t.lease_expires_at <= now())))
+       and (t.assignee_actor_id is null or t.assignee_actor_id = v_me or t.assignee_actor_id = t.lease_actor_id)
+       and not bullpen.task_waiting(t.tenant_id, t.id)
+     limit 101) capped;
+  select coalesce(jsonb_agg(x.j order by x.o, x.priority, x.seq), '[]') into v_open from (
+    select bullpen.task_row_json(t, pr.key, bullpen.task_open_blockers(t.id)) as j,
+           case t.status when 'in_progress' then 0 when 'in_review' then 1 else 2 end as o, t.priority, t.seq
+      from public.tasks t join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
+     where t.tenant_id = bullpen.tenant_id() and t.assignee_actor_id = v_me
+       and t.status not in ('done', 'cancelled', 'failed')
+     order by 2, t.priority, t.seq limit 25) x;
+  select j into v_resume from jsonb_array_elements(v_open) j where j ->> 'status' = 'in_progress' limit 1;
+  v_next := case
+    when v_resume is not null then jsonb_build_object('tool', 'task_get', 'arguments', jsonb_build_object('task_id', v_resume ->> 'id'),
+      'why', format('you are working on %s "%s"; re-read it and carry on (task_claim with its task_id extends the lease)',
+                    v_resume ->> 'ref', v_resume ->> 'title'))
+    when v_pool > 0 then jsonb_build_object('tool', 'task_claim', 'arguments', '{}'::jsonb,
+      'why', format('%s ready task%s in the pool; claim the highest-priority one',
+                    case when v_pool > 100 then '100+' else v_pool::text end, case when v_pool = 1 then '' else 's' end))
+    when exists (select 1 from public.projects where tenant_id = bullpen.tenant_id()) then
+      jsonb_build_object('tool', 'task_query', 'arguments', jsonb_build_object('state', 'blocked'),
+        'why', 'nothing is ready; see what is blocked, or plan new work with task_create_many')
+    else jsonb_build_object('tool', 'project_create', 'arguments', jsonb_build_object('title', 'My first project'),
+        'why', 'the workspace is empty; create a project, then tasks')
+  end;
+  v_out := jsonb_build_object(
+    'actor', bullpen.actor_json(v_actor),
+    'tenant', (select jsonb_build_object('id', t.id, 'slug', t.slug, 'name', t.name) from public.tenants t where t.id = bullpen.tenant_id()),
+    'run_id', bullpen.run_id(),
+    'pool', jsonb_build_object('ready', least(v_pool, 100), 'more', v_pool > 100),
+    'hints', jsonb_build_object('next', v_next));
+  if 'tasks' = any (v_include) then
+    v_out := v_out || jsonb_build_object('open_tasks', v_open);
+  end if;
+  if 'inbox' = any (v_include) then
+    -- handoffs addressed to this actor arrive with the handoffs room
+    v_out := v_out || jsonb_build_object('inbox', '[]'::jsonb, 'inbox_count', 0);
+  end if;
+  if 'projects' = any (v_include) then
+    v_out := v_out || jsonb_build_object('projects', (select coalesce(jsonb_agg(jsonb_build_object('id', pr.id, 'key', pr.key,
+        'title', pr.title, 'status', pr.status) order by pr.key), '[]') from (
+        select * from public.projects where tenant_id = bullpen.tenant_id() and status in ('planned', 'active')
+         order by key limit 20) pr));
+  end if;
+  if 'delta' = any (v_include) then
+    -- the newest 500 changes by others since last seen; older ones are summarised by count only
+    select jsonb_build_object(
+      'since', v_actor.last_seen_at,
+      'first_visit', v_actor.last_seen_at is null,
+      'count', count(*),
+      'truncated', count(*) >= 500,
+      'by_verb', coalesce((select jsonb_object_agg(verb, n) from (
+          select y.verb, count(*) n from (
+            select ac.verb from public.activity ac
+             where ac.tenant_id = bullpen.tenant_id() and ac.actor_id is distinct from v_me
+               and ac.at > coalesce(v_actor.last_seen_at, '-infinity')
+             order by ac.id desc limit 500) y group by y.verb) v), '{}'),
+      'recent', coalesce(jsonb_agg(jsonb_build_object('seq', x.id, 'verb', x.verb, 'summary', x.summary,
+          'object_type', x.object_type, 'object_id', x.object_id, 'actor', x.actor, 'at', x.at) order by x.id desc)
+          filter (where x.rn <= 15), '[]'))
+      into v_delta
+      from (select ac.*, a.display_name as actor, row_number() over (order by ac.id desc) rn
+              from (select * from public.activity ac
+                     where ac.tenant_id = bullpen.tenant_id() and ac.actor_id is distinct from v_me
+                       and ac.at > coalesce(v_actor.last_seen_at, '-infinity')
+                     order by ac.id desc limit 500) ac
+              left join public.actors a on a.tenant_id = ac.tenant_id and a.id = ac.actor_id) x;
+    v_out := v_out || jsonb_build_object('delta', v_delta);
+  end if;
+  update public.actors set last_seen_at = now() where tenant_id = bullpen.tenant_id() and id = v_me;
+  return v_out;
+end
+$$;
+alter function public.whoami(jsonb) owner to bullpen_writer;
+
+-- Execute rights, one function at a time: the API roles call RPCs, never helpers.
+revoke all on function bullpen.task_transitions(text) from public, anon, authenticated;
+grant execute on function bullpen.task_transitions(text) to bullpen_writer, service_role;
+revoke all on function bullpen.task_done_gate(public.tasks) from public, anon, authenticated;
+grant execute on function bullpen.task_done_gate(public.tasks) to bullpen_writer, service_role;
+revoke all on function bullpen.tasks_guard() from public, anon, authenticated;
+grant execute on function bullpen.tasks_guard() to bullpen_writer, service_role;
+revoke all on function bullpen.resolve_task(text, text) from public, anon, authenticated;
+grant execute on function bullpen.resolve_task(text, text) to bullpen_writer, service_role;
+revoke all on function bullpen.normalize_criteria(jsonb) from public, anon, authenticated;
+grant execute on function bullpen.normalize_criteria(jsonb) to bullpen_writer, service_role;
+revoke all on function bullpen.task_waiting(uuid, uuid) from public, anon, authenticated;
+grant execute on function bullpen.task_waiting(uuid, uuid) to bullpen_writer, service_role;
+revoke all on function bullpen.task_open_blockers(uuid) from public, anon, authenticated;
+grant execute on function bullpen.task_open_blockers(uuid) to bullpen_writer, service_role;
+revoke all on function bullpen.task_row_json(public.tasks, text, integer) from public, anon, authenticated;
+grant execute on function bullpen.task_row_json(public.tasks, text, integer) to bullpen_writer, service_role;
+revoke all on function bullpen.task_json(public.tasks) from public, anon, authenticated;
+grant execute on function bullpen.task_json(public.tasks) to bullpen_writer, service_role;
+revoke all on function bullpen.project_context(uuid) from public, anon, authenticated;
+grant execute on function bullpen.project_context(uuid) to bullpen_writer, service_role;
+revoke all on function bullpen.insert_task(public.projects, jsonb, uuid[], text) from public, anon, authenticated;
+grant execute on function bullpen.insert_task(public.projects, jsonb, uuid[], text) to bullpen_writer, service_role;
+revoke all on function public.task_create(jsonb) from public, anon;
+grant execute on function public.task_create(jsonb) to authenticated, service_role;
+revoke all on function public.task_create_many(jsonb) from public, anon;
+grant execute on function public.task_create_many(jsonb) to authenticated, service_role;
+revoke all on function public.task_update(jsonb) from public, anon;
+grant execute on function public.task_update(jsonb) to authenticated, service_role;
+revoke all on function public.task_assign(jsonb) from public, anon;
+grant execute on function public.task_assign(jsonb) to authenticated, service_role;
+revoke all on function public.task_claim(jsonb) from public, anon;
+grant execute on function public.task_claim(jsonb) to authenticated, service_role;
+revoke all on function public.task_release(jsonb) from public, anon;
+grant execute on function public.task_release(jsonb) to authenticated, service_role;
+revoke all on function public.task_link(jsonb) from public, anon;
+grant execute on function public.task_link(jsonb) to authenticated, service_role;
+revoke all on function public.task_query(jsonb) from public, anon;
+grant execute on function public.task_query(jsonb) to authenticated, service_role;
+revoke all on function public.task_get(jsonb) from public, anon;
+grant execute on function public.task_get(jsonb) to authenticated, service_role;
+revoke all on function bullpen.project_task_counts(uuid) from public, anon, authenticated;
+grant execute on function bullpen.project_task_counts(uuid) to bullpen_writer, service_role;
+revoke all on function public.project_query(jsonb) from public, anon;
+grant execute on function public.project_query(jsonb) to authenticated, service_role;
+revoke all on function public.project_brief(jsonb) from public, anon;
+grant execute on function public.project_brief(jsonb) to authenticated, service_role;
+revoke all on function public.whoami(jsonb) from public, anon;
+grant execute on function public.whoami(jsonb) to authenticated, service_role;

@@ -1,0 +1,132 @@
+-- Comments: comment_add and comment_query.
+-- Re-applied on every upgrade that changes any definition file: every statement here must be
+-- safe to run again (create or replace).
+
+create or replace function public.comment_add(p jsonb) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  v_replay jsonb;
+  v_type text := p ->> 'object_type';
+  v_task public.tasks;
+  v_project public.projects;
+  v_object uuid;
+  v_project_id uuid;
+  v_label text;
+  v_parent public.comments;
+  v_mentions uuid[] := '{}';
+  v_mention text;
+  v_comment public.comments;
+  v_author public.actors;
+  i int := 0;
+begin
+  perform bullpen.require_actor();
+  v_replay := bullpen.idem_begin('comment_add', p);
+  if v_replay is not null then
+    return v_replay;
+  end if;
+  if v_type = 'task' then
+    v_task := bullpen.resolve_task(p ->> 'object_id', 'object_id');
+    v_object := v_task.id;
+    v_project_id := v_task.project_id;
+    v_label := (select key from public.projects where tenant_id = v_task.tenant_id and id = v_task.project_id) || '-' || v_task.seq;
+  elsif v_type = 'project' then
+    v_project := bullpen.resolve_project(p ->> 'object_id', 'object_id');
+    v_object := v_project.id;
+    v_project_id := v_project.id;
+    v_label := v_project.key;
+  else
+    perform bullpen.fail('VALIDATION_ERROR', format('object_type: %s threads are not available yet', coalesce(v_type, 'null')),
+      'comment on a task or a project');
+  end if;
+  if p ->> 'parent_comment_id' is not null then
+    select * into v_parent from public.comments
+     where tenant_id = bullpen.tenant_id() and id = bullpen.uuid_arg(p, 'parent_comment_id');
+    if v_parent.id is null then
+      perform bullpen.fail('NOT_FOUND', format('parent_comment_id: no comment %s in this workspace', p ->> 'parent_comment_id'),
+        'reply to a comment listed by task_get');
+    end if;
+    if v_parent.object_id <> v_object then
+      perform bullpen.fail('VALIDATION_ERROR', 'parent_comment_id: that comment belongs to another thread',
+        'reply within the same object''s thread');
+    end if;
+  end if;
+  for v_mention in select jsonb_array_elements_text(coalesce(p -> 'mentions', '[]')) loop
+    v_mentions := v_mentions || bullpen.require_actor_in_tenant(
+      bullpen.uuid_arg(jsonb_build_object(format('mentions[%s]', i), v_mention), format('mentions[%s]', i)),
+      format('mentions[%s]', i));
+    i := i + 1;
+  end loop;
+  insert into public.comments (tenant_id, object_type, object_id, parent_comment_id, author_actor_id, body, mentions)
+  values (bullpen.tenant_id(), v_type, v_object, v_parent.id, bullpen.actor_id(), p ->> 'body', v_mentions)
+  returning * into v_comment;
+  select * into v_author from public.actors where tenant_id = v_comment.tenant_id and id = v_comment.author_actor_id;
+  perform bullpen.log('comment.added', v_type, v_object, v_project_id,
+    format('on %s: %s', v_label, left(regexp_replace(v_comment.body, '\s+', ' ', 'g'), 140)),
+    jsonb_build_object('comment_id', v_comment.id, 'mentions', to_jsonb(v_mentions)));
+  return bullpen.idem_finish(p, jsonb_build_object(
+    'comment_id', v_comment.id,
+    'comment', jsonb_build_object('id', v_comment.id, 'object_type', v_comment.object_type, 'object_id', v_comment.object_id,
+      'author_actor_id', v_comment.author_actor_id, 'author', v_author.display_name, 'author_kind', v_author.kind,
+      'body', v_comment.body, 'parent_comment_id', v_comment.parent_comment_id, 'mentions', to_jsonb(v_comment.mentions),
+      'created_at', v_comment.created_at)));
+end
+$$;
+alter function public.comment_add(jsonb) owner to bullpen_writer;
+
+/** The thread on one object, oldest first, keyset-paginated by (created_at, id). */
+create or replace function public.comment_query(p jsonb) returns jsonb
+language plpgsql stable
+security definer
+set search_path = ''
+as $$
+declare
+  v_type text := p ->> 'object_type';
+  v_object uuid;
+  v_limit int := greatest(1, least(coalesce((p ->> 'limit')::int, 100), 500));
+  v_cursor text := bullpen.cursor_arg(p);
+  v_rows jsonb;
+  v_more boolean;
+  v_last text;
+begin
+  perform bullpen.require_actor();
+  if v_type = 'task' then
+    v_object := (bullpen.resolve_task(p ->> 'object_id', 'object_id')).id;
+  elsif v_type = 'project' then
+    v_object := (bullpen.resolve_project(p ->> 'object_id', 'object_id')).id;
+  else
+    perform bullpen.fail('VALIDATION_ERROR', format('object_type: %s threads are not available yet', coalesce(v_type, 'null')),
+      'read the thread of a task or a project');
+  end if;
+  with page as (
+    select c, a.display_name as author, a.kind as author_kind,
+           to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') || ' ' || c.id::text as sort_key
+      from public.comments c
+      join public.actors a on a.tenant_id = c.tenant_id and a.id = c.author_actor_id
+     where c.tenant_id = bullpen.tenant_id() and c.object_id = v_object
+       and (v_cursor is null or to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') || ' ' || c.id::text > v_cursor)
+     order by c.created_at, c.id
+     limit v_limit + 1
+  ), numbered as (
+    select page.*, row_number() over (order by sort_key) as rn from page
+  )
+  select coalesce(jsonb_agg(jsonb_build_object('id', (c).id, 'author_actor_id', (c).author_actor_id, 'author', author,
+           'author_kind', author_kind, 'body', (c).body, 'parent_comment_id', (c).parent_comment_id,
+           'mentions', to_jsonb((c).mentions), 'created_at', (c).created_at) order by sort_key) filter (where rn <= v_limit), '[]'),
+         max(sort_key) filter (where rn = v_limit),
+         count(*) > v_limit
+    into v_rows, v_last, v_more
+    from numbered;
+  return jsonb_build_object('object_type', v_type, 'object_id', v_object, 'comments', v_rows,
+    'next_cursor', case when v_more then encode(convert_to(v_last, 'utf8'), 'base64') end);
+end
+$$;
+alter function public.comment_query(jsonb) owner to bullpen_writer;
+
+-- Execute rights, one function at a time: the API roles call RPCs, never helpers.
+revoke all on function public.comment_add(jsonb) from public, anon;
+grant execute on function public.comment_add(jsonb) to authenticated, service_role;
+revoke all on function public.comment_query(jsonb) from public, anon;
+grant execute on function public.comment_query(jsonb) to authenticated, service_role;
