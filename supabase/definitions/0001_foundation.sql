@@ -177,13 +177,23 @@ begin
   values (bullpen.tenant_id(), p_project_id, bullpen.actor_id(), bullpen.run_id(), p_verb, p_object_type,
           p_object_id, coalesce(p_summary, ''), coalesce(p_metadata, '{}'))
   returning id into v_id;
+  -- the first object a call writes is the one its idempotency record watches (see idem_finish)
+  if coalesce(current_setting('bullpen.idem_seq', true), '') = '' then
+    perform set_config('bullpen.idem_seq', v_id::text, true);
+    perform set_config('bullpen.idem_object', coalesce(p_object_id::text, ''), true);
+  end if;
   return v_id;
 end
 $$;
 
 -- Idempotency. A key is reserved by inserting its row; a concurrent caller with the same key waits
--- on that row, then reads the stored result. Keys the server derives ("auto:…") protect retries
--- for a short window; explicit keys for a day.
+-- on that row, then reads the stored result.
+-- Explicit keys (the caller's idempotency_key): Stripe's rule for a day: same key and same input
+-- replays, same key and other input is IDEMPOTENCY_CONFLICT.
+-- Keys the server derives ("auto:…", from tool + input + actor + run) exist to make a retry after a
+-- lost response safe. They replay only while the object the first call wrote has no newer activity:
+-- once anything changed it, the same input is a deliberate repeat and is applied (A → B → A).
+-- A derived call that wrote no activity (a no-op) is simply run again.
 create or replace function bullpen.idem_begin(p_tool text, p jsonb) returns jsonb
 language plpgsql
 as $$
@@ -192,19 +202,22 @@ declare
   v_hash text;
   v_row public.idempotency_keys;
   v_ttl interval;
+  v_derived boolean;
 begin
   if v_key is null then
     return null;
   end if;
+  perform set_config('bullpen.idem_seq', '', true);
+  v_derived := v_key like 'auto:%';
   v_hash := md5(p_tool || ':' || (p - 'idempotency_key')::text);
-  v_ttl := case when v_key like 'auto:%'
+  v_ttl := case when v_derived
     then coalesce(nullif(current_setting('bullpen.derived_idempotency_window', true), ''), '120 seconds')::interval
     else interval '24 hours' end;
   insert into public.idempotency_keys as k (tenant_id, actor_id, key, tool, request_hash, expires_at)
   values (bullpen.tenant_id(), bullpen.actor_id(), v_key, p_tool, v_hash, now() + v_ttl)
   on conflict (tenant_id, actor_id, key) do update
     set tool = excluded.tool, request_hash = excluded.request_hash, result = null,
-        created_at = now(), expires_at = excluded.expires_at
+        created_at = now(), expires_at = excluded.expires_at, object_id = null, seq = null
     where k.expires_at <= now()
   returning * into v_row;
   if found then
@@ -218,6 +231,14 @@ begin
              case when v_row.tool <> p_tool then v_row.tool else p_tool end),
       'use a fresh idempotency_key for a different request, or resend the original input');
   end if;
+  if v_derived and (v_row.seq is null or exists (
+        select 1 from public.activity a
+         where a.tenant_id = v_row.tenant_id and a.object_id = v_row.object_id and a.id > v_row.seq)) then
+    update public.idempotency_keys k
+       set result = null, created_at = now(), expires_at = now() + v_ttl, object_id = null, seq = null
+     where k.tenant_id = v_row.tenant_id and k.actor_id = v_row.actor_id and k.key = v_key;
+    return null;
+  end if;
   return coalesce(v_row.result, '{}'::jsonb) || '{"idempotent_replay": true}'::jsonb;
 end
 $$;
@@ -227,7 +248,10 @@ language plpgsql
 as $$
 begin
   if p ? 'idempotency_key' then
-    update public.idempotency_keys set result = p_result
+    update public.idempotency_keys
+       set result = p_result,
+           seq = nullif(current_setting('bullpen.idem_seq', true), '')::bigint,
+           object_id = nullif(current_setting('bullpen.idem_object', true), '')::uuid
      where tenant_id = bullpen.tenant_id() and actor_id = bullpen.actor_id() and key = p ->> 'idempotency_key';
   end if;
   return p_result;

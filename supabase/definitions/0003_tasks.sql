@@ -18,12 +18,15 @@ as $$
   end
 $$;
 
-/**
- * The gate in front of done. Returns null when the task may close, else
- * {gate, message, hint}. Each room that supplies a gate (evidence, review) replaces this function
- * with one more check; the trigger that calls it never changes.
- */
-create or replace function bullpen.task_done_gate(t public.tasks) returns jsonb
+-- ---------------------------------------------------------------------------------------------
+-- The done gate, composed. Each room registers a check in bullpen.done_gates: a function
+-- (t public.tasks) returns jsonb that answers null when it does not apply to the task, else
+-- {met, summary, message, hint, …}. The gate runs them in position order and stops at the first
+-- unmet one; a refusal names that condition and the tool that satisfies it.
+-- ---------------------------------------------------------------------------------------------
+
+/** Acceptance criteria: every criterion must be met. Does not apply to a task without criteria. */
+create or replace function bullpen.done_gate_criteria(t public.tasks) returns jsonb
 language plpgsql stable
 as $$
 declare
@@ -31,19 +34,59 @@ declare
   v_total int := jsonb_array_length(t.acceptance_criteria);
   v_open int;
 begin
+  if v_total = 0 then
+    return null;
+  end if;
+  select count(*) filter (where not coalesce((c ->> 'met')::boolean, false)) into v_open
+    from jsonb_array_elements(t.acceptance_criteria) c;
+  if v_open = 0 then
+    return jsonb_build_object('met', true, 'summary', format('criteria %s/%s', v_total, v_total));
+  end if;
   select c ->> 'text' into v_unmet
     from jsonb_array_elements(t.acceptance_criteria) with ordinality as e(c, i)
    where coalesce((c ->> 'met')::boolean, false) = false
    order by i limit 1;
-  if v_unmet is not null then
-    select count(*) into v_open from jsonb_array_elements(t.acceptance_criteria) c
-     where coalesce((c ->> 'met')::boolean, false) = false;
-    return jsonb_build_object('gate', 'acceptance_criteria',
-      'message', format('acceptance criterion not met: "%s" (%s of %s unmet)', v_unmet, v_open, v_total),
-      'hint', 'mark each criterion met in patch.acceptance_criteria (the same call may also set status done)',
-      'criterion', v_unmet);
-  end if;
-  return null;
+  return jsonb_build_object('met', false, 'summary', format('criteria %s/%s', v_total - v_open, v_total),
+    'message', format('acceptance criterion not met: "%s" (%s of %s unmet)', v_unmet, v_open, v_total),
+    'hint', 'mark each criterion met in patch.acceptance_criteria (the same call may also set status done)',
+    'criterion', v_unmet);
+end
+$$;
+
+insert into bullpen.done_gates (name, position, check_fn, satisfied_by, description)
+values ('acceptance_criteria', 10, 'bullpen.done_gate_criteria', 'task_update',
+        'every acceptance criterion is met')
+on conflict (name) do update
+  set position = excluded.position, check_fn = excluded.check_fn, satisfied_by = excluded.satisfied_by,
+      description = excluded.description;
+
+/**
+ * The gate in front of done: {met: true, summary, checks} when the task may close, else
+ * {met: false, gate, message, hint, satisfied_by, summary, checks} for the first unmet check.
+ * summary reads like "criteria 3/3 · evidence linked · reviewer answered".
+ */
+create or replace function bullpen.task_done_gate(t public.tasks) returns jsonb
+language plpgsql stable
+as $$
+declare
+  v_gate record;
+  v_r jsonb;
+  v_checks jsonb := '[]';
+  v_parts text[] := '{}';
+begin
+  for v_gate in select g.name, g.check_fn, g.satisfied_by from bullpen.done_gates g order by g.position, g.name loop
+    execute format('select %s($1)', v_gate.check_fn) into v_r using t;
+    continue when v_r is null;
+    v_checks := v_checks || jsonb_build_array(jsonb_build_object('gate', v_gate.name, 'met', (v_r ->> 'met')::boolean,
+      'summary', v_r ->> 'summary'));
+    v_parts := v_parts || (v_r ->> 'summary');
+    if not coalesce((v_r ->> 'met')::boolean, false) then
+      return v_r || jsonb_build_object('met', false, 'gate', v_gate.name, 'satisfied_by', v_gate.satisfied_by,
+        'summary', array_to_string(v_parts, ' · '), 'checks', v_checks);
+    end if;
+  end loop;
+  return jsonb_build_object('met', true,
+    'summary', coalesce(nullif(array_to_string(v_parts, ' · '), ''), 'no checks apply'), 'checks', v_checks);
 end
 $$;
 
@@ -74,8 +117,9 @@ begin
   end if;
   if new.status = 'done' and (old.status is distinct from 'done' or new.acceptance_criteria is distinct from old.acceptance_criteria) then
     v_gate := bullpen.task_done_gate(new);
-    if v_gate is not null then
-      perform bullpen.fail('GATE_UNMET', v_gate ->> 'message', v_gate ->> 'hint', v_gate);
+    if not (v_gate ->> 'met')::boolean then
+      perform bullpen.fail('GATE_UNMET', v_gate ->> 'message',
+        coalesce(v_gate ->> 'hint', format('satisfy it with %s', v_gate ->> 'satisfied_by')), v_gate);
     end if;
   end if;
   new.updated_at := now();
@@ -348,7 +392,9 @@ begin
       array_to_string(v_fields, ', '), jsonb_build_object('fields', to_jsonb(coalesce(v_fields, '{}'))));
   end if;
   return bullpen.idem_finish(p, jsonb_build_object('task', bullpen.task_json(v_task),
-    'previous_status', v_before.status, 'changed', to_jsonb(coalesce(v_fields, '{}'))));
+    'previous_status', v_before.status, 'changed', to_jsonb(coalesce(v_fields, '{}')))
+    || case when v_task.status = 'done' and v_before.status <> 'done'
+         then jsonb_build_object('gate', bullpen.task_done_gate(v_task) - 'met') else '{}'::jsonb end);
 end
 $$;
 alter function public.task_update(jsonb) owner to bullpen_writer;
@@ -403,6 +449,7 @@ declare
   v_blockers int;
   v_extended boolean := false;
   v_exp public.tasks;
+  v_in_repos uuid[];
 begin
   v_replay := bullpen.idem_begin('task_claim', p);
   if v_replay is not null then
@@ -439,10 +486,14 @@ begin
     if p ->> 'project_id' is not null then
       v_project := (bullpen.resolve_project(p ->> 'project_id')).id;
     end if;
-    -- Repositories link to projects once the repositories room exists; until then no project has one.
     if jsonb_array_length(coalesce(p -> 'repository_ids', '[]')) > 0 then
-      return bullpen.idem_finish(p, jsonb_build_object('claimed', false, 'reason', 'no_match',
-        'hint', 'no project is linked to those repositories'));
+      v_in_repos := bullpen.projects_in_repositories(
+        array(select bullpen.uuid_arg(jsonb_build_object('repository_ids', r), 'repository_ids')
+                from jsonb_array_elements_text(p -> 'repository_ids') r));
+      if cardinality(v_in_repos) = 0 then
+        return bullpen.idem_finish(p, jsonb_build_object('claimed', false, 'reason', 'no_match',
+          'hint', 'no project is linked to those repositories (repo_link links one)'));
+      end if;
     end if;
     -- Two sources of claimable work, each read in priority order with SKIP LOCKED so concurrent
     -- claimers pass each other instead of queueing: in-progress work whose lease lapsed (rare,
@@ -461,6 +512,7 @@ begin
        and coalesce(t.lease_expires_at, '-infinity') <= now()
        and (t.assignee_actor_id is null or t.assignee_actor_id = v_me or t.assignee_actor_id = t.lease_actor_id)
        and (v_project is null or t.project_id = v_project)
+       and (v_in_repos is null or t.project_id = any (v_in_repos))
        and (p ->> 'label' is null or (p ->> 'label') = any (t.labels))
        and not bullpen.task_waiting(t.tenant_id, t.id)
      order by t.priority, t.created_at, t.id
@@ -470,6 +522,7 @@ begin
      where t.tenant_id = v_tenant and t.status = 'todo'
        and (t.assignee_actor_id is null or t.assignee_actor_id = v_me)
        and (v_project is null or t.project_id = v_project)
+       and (v_in_repos is null or t.project_id = any (v_in_repos))
        and (p ->> 'label' is null or (p ->> 'label') = any (t.labels))
        and (v_exp.id is null or (t.priority, t.created_at, t.id) < (v_exp.priority, v_exp.created_at, v_exp.id))
        and not bullpen.task_waiting(t.tenant_id, t.id)
@@ -764,9 +817,9 @@ begin
                      'actor_id', ac.actor_id, 'actor', a.display_name, 'at', ac.at, 'metadata', ac.metadata) as j
                      from public.activity ac left join public.actors a on a.tenant_id = ac.tenant_id and a.id = ac.actor_id
                     where ac.tenant_id = v_task.tenant_id and ac.object_id = v_task.id
-                    order by ac.id desc limit 100) x),
-    'code_refs', '[]'::jsonb
-  );
+                    order by ac.id desc limit 100) x)
+  ) || bullpen.task_related_coordination(v_task) || bullpen.task_related_memory(v_task)
+    || bullpen.task_related_provenance(v_task);
   if bullpen.text_array(p -> 'include') @> array['brief'] then
     v_out := v_out || jsonb_build_object('brief', public.project_brief(jsonb_build_object('project', v_task.project_id)));
   end if;
@@ -812,8 +865,8 @@ begin
        and (p ->> 'project_id' is null or pr.id = bullpen.uuid_arg(p, 'project_id'))
        and (v_statuses is null or pr.status = any (v_statuses))
        and (p ->> 'owner_actor_id' is null or pr.owner_actor_id = bullpen.uuid_arg(p, 'owner_actor_id'))
-       -- repositories link to projects once the repositories room exists; until then none match
-       and (p ->> 'repository_id' is null or false)
+       and (p ->> 'repository_id' is null
+            or pr.id = any (bullpen.projects_in_repositories(array[bullpen.uuid_arg(p, 'repository_id')])))
        and (p ->> 'q' is null or pr.title ilike '%' || (p ->> 'q') || '%' or pr.key ilike (p ->> 'q') || '%'
             or coalesce(pr.summary, '') ilike '%' || (p ->> 'q') || '%')
        and (v_after is null or lower(pr.key) > v_after)
@@ -857,10 +910,6 @@ begin
          where t.tenant_id = v_project.tenant_id and t.project_id = v_project.id
            and t.status not in ('done', 'cancelled', 'failed')
          order by t.priority, t.seq limit greatest(0, least(coalesce((p ->> 'max_tasks')::int, 10), 50))) x),
-    'recent_decisions', '[]'::jsonb,
-    'knowledge', '[]'::jsonb,
-    'repositories', '[]'::jsonb,
-    'in_repository', null,
     'recent_activity', (select coalesce(jsonb_agg(x.j order by x.id desc), '[]') from (
         select ac.id, jsonb_build_object('seq', ac.id, 'verb', ac.verb, 'summary', ac.summary, 'object_type', ac.object_type,
                  'object_id', ac.object_id, 'actor', a.display_name, 'at', ac.at) as j
@@ -869,7 +918,8 @@ begin
          order by ac.id desc limit greatest(0, least(coalesce((p ->> 'max_activity')::int, 15), 100))) x),
     'subprojects', (select coalesce(jsonb_agg(jsonb_build_object('id', c.id, 'key', c.key, 'title', c.title, 'status', c.status)
                       order by c.key), '[]') from public.projects c
-                     where c.tenant_id = v_project.tenant_id and c.parent_project_id = v_project.id));
+                     where c.tenant_id = v_project.tenant_id and c.parent_project_id = v_project.id))
+    || bullpen.brief_coordination(v_project, p) || bullpen.brief_memory(v_project, p) || bullpen.brief_provenance(v_project, p);
 end
 $$;
 alter function public.project_brief(jsonb) owner to bullpen_writer;
@@ -891,6 +941,7 @@ declare
   v_resume jsonb;
   v_delta jsonb;
   v_next jsonb;
+  v_inbox jsonb;
 begin
   select * into v_actor from public.actors where tenant_id = bullpen.tenant_id() and id = v_me;
   -- counted up to a cap: "100+ ready" orients an agent as well as an exact figure, at a fixed cost
@@ -932,8 +983,12 @@ begin
     v_out := v_out || jsonb_build_object('open_tasks', v_open);
   end if;
   if 'inbox' = any (v_include) then
-    -- handoffs addressed to this actor arrive with the handoffs room
-    v_out := v_out || jsonb_build_object('inbox', '[]'::jsonb, 'inbox_count', 0);
+    v_inbox := bullpen.whoami_inbox(v_me);
+    v_out := v_out || (v_inbox - 'next');
+    -- work waiting on me outranks the pool, but not a task I am in the middle of
+    if v_resume is null and v_inbox -> 'next' is not null and jsonb_typeof(v_inbox -> 'next') = 'object' then
+      v_out := jsonb_set(v_out, '{hints,next}', v_inbox -> 'next');
+    end if;
   end if;
   if 'projects' = any (v_include) then
     v_out := v_out || jsonb_build_object('projects', (select coalesce(jsonb_agg(jsonb_build_object('id', pr.id, 'key', pr.key,
@@ -971,6 +1026,56 @@ begin
 end
 $$;
 alter function public.whoami(jsonb) owner to bullpen_writer;
+
+
+-- ---------------------------------------------------------------------------------------------
+-- Room hooks. task_get, project_brief, whoami and the repository filters call these; each room's
+-- definition file replaces the ones it owns (coordination, memory, provenance), so no room edits
+-- another's function. Until a room exists they answer with its empty sections.
+-- ---------------------------------------------------------------------------------------------
+
+/** Sections coordination adds to task_get: the handoffs related to the task. */
+create or replace function bullpen.task_related_coordination(t public.tasks) returns jsonb
+language sql stable
+as $$ select jsonb_build_object('handoffs', '[]'::jsonb) $$;
+
+/** Sections memory adds to task_get: decisions and notes linked to the task. */
+create or replace function bullpen.task_related_memory(t public.tasks) returns jsonb
+language sql stable
+as $$ select jsonb_build_object('decisions', '[]'::jsonb, 'notes', '[]'::jsonb) $$;
+
+/** Sections provenance adds to task_get: code refs and attachments. */
+create or replace function bullpen.task_related_provenance(t public.tasks) returns jsonb
+language sql stable
+as $$ select jsonb_build_object('code_refs', '[]'::jsonb, 'attachments', '[]'::jsonb) $$;
+
+/** Sections coordination adds to project_brief: open handoffs related to the project. */
+create or replace function bullpen.brief_coordination(pr public.projects, p jsonb) returns jsonb
+language sql stable
+as $$ select jsonb_build_object('open_handoffs', '[]'::jsonb) $$;
+
+/** Sections memory adds to project_brief: recent decisions and knowledge note titles. */
+create or replace function bullpen.brief_memory(pr public.projects, p jsonb) returns jsonb
+language sql stable
+as $$ select jsonb_build_object('recent_decisions', '[]'::jsonb, 'knowledge', '[]'::jsonb) $$;
+
+/** Sections provenance adds to project_brief: linked repositories and whether the run is inside one. */
+create or replace function bullpen.brief_provenance(pr public.projects, p jsonb) returns jsonb
+language sql stable
+as $$ select jsonb_build_object('repositories', '[]'::jsonb, 'in_repository', null) $$;
+
+/**
+ * whoami's inbox: {inbox: [...top items], inbox_count, next}. next, when an object, becomes
+ * hints.next (e.g. the handoff to claim) unless the caller is in the middle of a task.
+ */
+create or replace function bullpen.whoami_inbox(p_actor_id uuid) returns jsonb
+language sql stable
+as $$ select jsonb_build_object('inbox', '[]'::jsonb, 'inbox_count', 0, 'next', null) $$;
+
+/** The projects linked to any of these repositories (in the caller's workspace). */
+create or replace function bullpen.projects_in_repositories(p_repository_ids uuid[]) returns uuid[]
+language sql stable
+as $$ select '{}'::uuid[] $$;
 
 -- Execute rights, one function at a time: the API roles call RPCs, never helpers.
 revoke all on function bullpen.task_transitions(text) from public, anon, authenticated;
@@ -1021,3 +1126,22 @@ revoke all on function public.project_brief(jsonb) from public, anon;
 grant execute on function public.project_brief(jsonb) to authenticated, service_role;
 revoke all on function public.whoami(jsonb) from public, anon;
 grant execute on function public.whoami(jsonb) to authenticated, service_role;
+
+revoke all on function bullpen.done_gate_criteria(public.tasks) from public, anon, authenticated;
+grant execute on function bullpen.done_gate_criteria(public.tasks) to bullpen_writer, service_role;
+revoke all on function bullpen.task_related_coordination(public.tasks) from public, anon, authenticated;
+grant execute on function bullpen.task_related_coordination(public.tasks) to bullpen_writer, service_role;
+revoke all on function bullpen.task_related_memory(public.tasks) from public, anon, authenticated;
+grant execute on function bullpen.task_related_memory(public.tasks) to bullpen_writer, service_role;
+revoke all on function bullpen.task_related_provenance(public.tasks) from public, anon, authenticated;
+grant execute on function bullpen.task_related_provenance(public.tasks) to bullpen_writer, service_role;
+revoke all on function bullpen.brief_coordination(public.projects, jsonb) from public, anon, authenticated;
+grant execute on function bullpen.brief_coordination(public.projects, jsonb) to bullpen_writer, service_role;
+revoke all on function bullpen.brief_memory(public.projects, jsonb) from public, anon, authenticated;
+grant execute on function bullpen.brief_memory(public.projects, jsonb) to bullpen_writer, service_role;
+revoke all on function bullpen.brief_provenance(public.projects, jsonb) from public, anon, authenticated;
+grant execute on function bullpen.brief_provenance(public.projects, jsonb) to bullpen_writer, service_role;
+revoke all on function bullpen.whoami_inbox(uuid) from public, anon, authenticated;
+grant execute on function bullpen.whoami_inbox(uuid) to bullpen_writer, service_role;
+revoke all on function bullpen.projects_in_repositories(uuid[]) from public, anon, authenticated;
+grant execute on function bullpen.projects_in_repositories(uuid[]) to bullpen_writer, service_role;

@@ -242,18 +242,52 @@ describe('derived idempotency (no key given)', () => {
     expect(b.idempotent_replay).toBeUndefined();
   });
 
-  it('replays a deliberate repeat within the window, even after the task moved on (the documented trap)', async () => {
+  it('applies A → B → A by the same actor: a repeat that follows a change is never swallowed', async () => {
     const task = ok(await t.agent.call('task_create', { project_id: 'EXE', title: 'toggled' }));
+    const b1 = ok(await t.agent.call('task_update', { task_id: task.task_id, patch: { status: 'blocked' } }));
+    const a1 = ok(await t.agent.call('task_update', { task_id: task.task_id, patch: { status: 'todo' } }));
+    const b2 = ok(await t.agent.call('task_update', { task_id: task.task_id, patch: { status: 'blocked' } }));
+    expect([b1.previous_status, a1.previous_status, b2.previous_status]).toEqual(['todo', 'blocked', 'todo']);
+    expect(b2.idempotent_replay).toBeUndefined();
+    expect(ok(await t.agent.call('task_get', { task_id: task.task_id })).task.status).toBe('blocked');
+    const moves = await db.query<{ n: number }>(
+      `select count(*)::int as n from public.activity where object_id = $1 and verb = 'task.status_changed'`,
+      [task.task_id],
+    );
+    expect(moves[0].n).toBe(3);
+  });
+
+  it('applies a repeat after someone else changed the object in between', async () => {
+    const task = ok(await t.agent.call('task_create', { project_id: 'EXE', title: 'shared toggle' }));
     ok(await t.agent.call('task_update', { task_id: task.task_id, patch: { status: 'blocked' } }));
     ok(await t.human.call('task_update', { task_id: task.task_id, patch: { status: 'todo' } }));
     const repeat = ok(await t.agent.call('task_update', { task_id: task.task_id, patch: { status: 'blocked' } }));
-    expect(repeat.idempotent_replay).toBe(true);
-    expect(repeat.task.status).toBe('blocked');
+    expect(repeat.idempotent_replay).toBeUndefined();
+    expect(repeat.previous_status).toBe('todo');
+    expect(ok(await t.agent.call('task_get', { task_id: task.task_id })).task.status).toBe('blocked');
+  });
+
+  it('still replays a retry after a lost response: one effect while nothing changed the object', async () => {
+    const task = ok(await t.agent.call('task_create', { project_id: 'EXE', title: 'lost reply' }));
+    const first = ok(await t.agent.call('task_update', { task_id: task.task_id, patch: { priority: 0 } }));
+    const retry = ok(await t.agent.call('task_update', { task_id: task.task_id, patch: { priority: 0 } }));
+    expect(retry.idempotent_replay).toBe(true);
+    expect(retry.task.updated_at).toBe(first.task.updated_at);
+    const updates = await db.query<{ n: number }>(
+      `select count(*)::int as n from public.activity where object_id = $1 and verb = 'task.updated'`,
+      [task.task_id],
+    );
+    expect(updates[0].n).toBe(1);
+  });
+
+  it('keeps explicit keys on Stripe semantics: same key replays even after a change, other input conflicts', async () => {
+    const task = ok(await t.agent.call('task_create', { project_id: 'EXE', title: 'keyed toggle' }));
+    ok(await t.agent.call('task_update', { task_id: task.task_id, patch: { status: 'blocked' }, idempotency_key: 'exe-k1' }));
+    ok(await t.agent.call('task_update', { task_id: task.task_id, patch: { status: 'todo' } }));
+    const replay = ok(await t.agent.call('task_update', { task_id: task.task_id, patch: { status: 'blocked' }, idempotency_key: 'exe-k1' }));
+    expect(replay.idempotent_replay).toBe(true);
     expect(ok(await t.agent.call('task_get', { task_id: task.task_id })).task.status).toBe('todo');
-    // an explicit key makes the deliberate repeat happen
-    const keyed = ok(await t.agent.call('task_update', { task_id: task.task_id, patch: { status: 'blocked' }, idempotency_key: 'exe-again' }));
-    expect(keyed.idempotent_replay).toBeUndefined();
-    expect(keyed.previous_status).toBe('todo');
+    fails(await t.agent.call('task_update', { task_id: task.task_id, patch: { status: 'backlog' }, idempotency_key: 'exe-k1' }), 'IDEMPOTENCY_CONFLICT');
   });
 
   it('never derives a key for task_claim: two claims without task_id take two different tasks', async () => {
