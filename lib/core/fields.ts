@@ -49,3 +49,10 @@ export const criterion = z.union([
 ]);
 
 export const acceptanceCriteria = z.array(criterion).max(50).describe('checklist: [{text, met}] or plain strings (unmet)');
+
+/** Waiting instead of polling: shared by inbox and task_claim. */
+export const waitSeconds = z
+  .number()
+  .min(0)
+  .max(60)
+  .describe('when nothing is there yet, hold up to this many seconds and return as soon as something arrives (0 = answer now)');

@@ -13,6 +13,7 @@ import {
   projectRef,
   taskRef,
   taskStatus,
+  waitSeconds,
 } from './fields';
 
 const taskFields = {
@@ -126,6 +127,7 @@ export const taskClaimInput = z.strictObject({
   label: label.optional(),
   lease_seconds: z.number().int().min(60).max(86_400).optional().describe('default 3600'),
   repository_ids: z.array(z.guid()).max(20).optional(),
+  wait_seconds: waitSeconds.optional(),
   idempotency_key: idempotencyKey.optional(),
 });
 export type TaskClaimInput = z.infer<typeof taskClaimInput>;
@@ -233,10 +235,12 @@ export const taskTools = [
       'unassigned or yours (filters: project_id, label, repository_ids), set it in_progress and lease it (default ' +
       '3600 s). With task_id: claim exactly that task; re-claiming your own extends the lease. Returns {claimed:true, ' +
       'task, lease_expires_at, project_context}, or {claimed:false, reason} when nothing is ready. Renew before the ' +
-      'lease expires: an expired lease is claimable by anyone at once. Pass idempotency_key to make a retry safe.',
+      'lease expires: an expired lease is claimable by anyone at once. Pass idempotency_key to make a retry safe. ' +
+      'wait_seconds (≤ 60) holds an empty answer until ready work appears, instead of polling.',
     input: taskClaimInput,
     kind: 'write',
     idempotency: 'explicit',
+    wait: { topic: 'work', empty: (r) => r.claimed === false && r.reason === 'pool_empty' },
   }),
   defineTool({
     name: 'task_release',
