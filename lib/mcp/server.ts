@@ -83,8 +83,10 @@ export function createMcpServer(ctx: ToolContext): Server {
     { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS, jsonSchemaValidator: validator },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools() }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
-    const envelope = await execute(ctx, req.params.name, req.params.arguments ?? {});
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+    // a waiting call (wait_seconds) ends early when the client cancels or goes away
+    const signal = ctx.signal ? AbortSignal.any([ctx.signal, extra.signal]) : extra.signal;
+    const envelope = await execute({ ...ctx, signal }, req.params.name, req.params.arguments ?? {});
     return { content: [{ type: 'text', text: JSON.stringify(envelope) }], isError: !envelope.ok };
   });
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: STATIC_RESOURCES }));
