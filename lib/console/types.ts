@@ -65,8 +65,74 @@ export type TaskComment = {
 
 export type TaskActivity = { seq: number; verb: string; summary: string; actor_id: string | null; actor: string | null; at: string; metadata: Record<string, unknown> };
 
+export type ActorStub = { id: string; display_name: string; kind: 'agent' | 'human' | 'service' };
+export type HandoffKind = 'handoff' | 'question' | 'review' | 'collab' | 'approval';
+export type HandoffStatus = 'open' | 'claimed' | 'responded' | 'resolved';
+
+/** bullpen.handoff_json */
+export type Handoff = {
+  id: string;
+  kind: HandoffKind;
+  title: string;
+  body: string;
+  options: string[];
+  allow_free_text: boolean;
+  due_at: string | null;
+  related_task_id: string | null;
+  related_task_ref: string | null;
+  related_project_id: string | null;
+  from_actor_id: string;
+  from: ActorStub;
+  to: ActorStub[];
+  status: HandoffStatus;
+  claimed_by_actor_id: string | null;
+  claimed_by: ActorStub | null;
+  claimed_at: string | null;
+  response: ({ chosen_option?: string; text?: string; result_ref?: string } & Record<string, unknown>) | null;
+  responded_by_actor_id: string | null;
+  responded_by: ActorStub | null;
+  responded_at: string | null;
+  resolution: 'processed' | 'cancelled' | null;
+  resolution_note: string | null;
+  resolved_by_actor_id: string | null;
+  resolved_at: string | null;
+  fingerprint: string;
+  created_at: string;
+  updated_at: string;
+};
+
+/** bullpen.notification_json */
+export type Notification = {
+  id: string;
+  kind: string;
+  title: string;
+  body: string;
+  actor_id: string | null;
+  actor: string | null;
+  project_id: string | null;
+  task_id: string | null;
+  task_ref: string | null;
+  handoff_id: string | null;
+  comment_id: string | null;
+  created_at: string;
+  read_at: string | null;
+};
+
+/** bullpen.review_state: where a task's review stands (null when it has no reviewer). */
+export type ReviewState = {
+  state: 'not_requested' | 'waiting' | 'changes_requested' | 'approved';
+  reviewer_actor_id: string;
+  reviewer: string;
+  handoff_id: string | null;
+  text: string | null;
+  responded_at: string | null;
+};
+
 export type TaskDetail = {
   task: TaskFull;
+  /** open handoffs about the task (coordination room) */
+  handoffs?: Handoff[];
+  review?: ReviewState | null;
   project: { id: string; key: string; title: string; summary: string | null; status: string; description: string | null };
   blockers: TaskRow[];
   dependents: TaskRow[];
