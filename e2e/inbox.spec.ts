@@ -66,7 +66,7 @@ test.describe('inbox', () => {
   test('approvals offer approve and reject; a sibling claim moves the item out of the others’ open list', async ({ page }) => {
     const name = `Rhea ${uniqueKey('R')}`;
     await signIn(page, name);
-    await page.goto('/inbox');
+    await page.goto(`${server().url}/inbox`);
     const a = await agent(server().agent.key);
     const me = await actorId(a, name);
     const approval = await a.call('handoff_create', { to_actor_ids: [me], kind: 'approval', title: 'Ship the refunds service to production?' });
@@ -100,7 +100,7 @@ test.describe('inbox', () => {
     expect(t.ok).toBe(true);
     expect((await a.call('task_claim', { task_id: t.task_id })).ok).toBe(true);
 
-    await page.goto('/inbox');
+    await page.goto(`${server().url}/inbox`);
     const review = page.locator('[data-testid="handoff-item"][data-kind="review"]', { hasText: `Review ${t.ref}` });
     await expect(review).toBeVisible();
     await expect(review.getByTestId('handoff-option-approve')).toBeVisible();
@@ -112,18 +112,18 @@ test.describe('inbox', () => {
     expect(refused.error!.hint).toContain('handoff_respond');
 
     // the drawer says who the task waits for
-    await page.goto(`/projects/${key}?task=${t.ref}`);
+    await page.goto(`${server().url}/projects/${key}?task=${t.ref}`);
     await expect(page.getByTestId('drawer-review')).toHaveText(`Waiting for ${name}`);
     await expect(page.getByTestId('drawer-handoff')).toHaveCount(1);
 
-    await page.goto('/inbox');
+    await page.goto(`${server().url}/inbox`);
     await review.getByTestId('handoff-option-approve').click();
     await expect(review.getByTestId('handoff-response')).toContainText('Approve');
 
     const done = await a.call('task_update', { task_id: t.task_id, patch: { status: 'done' } });
     expect(done.ok).toBe(true);
     expect(done.gate.summary).toBe(`approved by ${name}`);
-    await page.goto(`/projects/${key}?task=${t.ref}`);
+    await page.goto(`${server().url}/projects/${key}?task=${t.ref}`);
     await expect(page.getByTestId('drawer-review')).toHaveText(`Approved by ${name}`);
     await a.close();
   });
@@ -139,9 +139,9 @@ test.describe('inbox', () => {
     await a.call('task_claim', { task_id: t.task_id });
     expect((await a.call('task_update', { task_id: t.task_id, patch: { status: 'in_review' } })).ok).toBe(true);
 
-    await page.goto(`/projects/${key}?task=${t.ref}`);
+    await page.goto(`${server().url}/projects/${key}?task=${t.ref}`);
     await expect(page.getByTestId('drawer-review')).toHaveText(`Waiting for ${name}`);
-    await page.goto('/inbox');
+    await page.goto(`${server().url}/inbox`);
     const review = page.locator('[data-testid="handoff-item"][data-kind="review"]', { hasText: `Review ${t.ref}` });
     await expect(review.getByTestId('handoff-option-request_changes')).toBeDisabled();
     await review.getByTestId('handoff-text').fill('Add a down migration.');
@@ -152,7 +152,7 @@ test.describe('inbox', () => {
     expect(got.task.status).toBe('in_progress');
     expect(got.review.state).toBe('changes_requested');
     expect(got.comments.at(-1).body).toBe('Changes requested: Add a down migration.');
-    await page.goto(`/projects/${key}?task=${t.ref}`);
+    await page.goto(`${server().url}/projects/${key}?task=${t.ref}`);
     await expect(page.getByTestId('drawer-review')).toHaveText(`Changes requested by ${name}`);
     await a.close();
   });

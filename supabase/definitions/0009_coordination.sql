@@ -373,8 +373,8 @@ begin
     perform bullpen.handoff_open(n.tenant_id,
       coalesce(bullpen.actor_id(), n.assignee_actor_id, n.created_by_actor_id, n.reviewer_actor_id), 'review',
       format('Review %s: %s', v_ref, n.title),
-      format('%s needs your review before it can be done. Answer with handoff_respond: "approve" lets it close; '
-             '"request_changes" (say what in response.text) sends it back to its assignee and adds your text as a comment.', v_ref),
+      format('%s needs your review before it can be done. Answer with `handoff_respond`: `approve` lets it close; '
+             '`request_changes` (say what in `response.text`) sends it back to its assignee and adds your text as a comment.', v_ref),
       array['approve', 'request_changes'], true, null, n.id, n.project_id, array[n.reviewer_actor_id],
       bullpen.review_fingerprint(n.id, n.reviewer_actor_id), true);
   end if;
