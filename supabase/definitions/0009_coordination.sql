@@ -516,8 +516,9 @@ $$;
 create or replace function bullpen.inbox_collect(p_actor uuid, p_kinds text[], p_limit int) returns jsonb
 language sql stable
 as $$
+  -- ids and sort keys first; the JSON is built for the page only
   with handoff_items as (
-    select h.id, 'handoff'::text as kind, h.created_at as at, h
+    select h.id, 'handoff'::text as kind, h.created_at as at
       from public.handoff_recipients r
       join public.handoffs h on h.tenant_id = r.tenant_id and h.id = r.handoff_id
      where r.tenant_id = bullpen.tenant_id() and r.actor_id = p_actor
@@ -525,7 +526,7 @@ as $$
        and not exists (select 1 from public.handoff_acks k
                         where k.tenant_id = r.tenant_id and k.actor_id = p_actor and k.handoff_id = h.id and k.item = 'handoff')
   ), response_items as (
-    select h.id, 'response'::text as kind, h.responded_at as at, h
+    select h.id, 'response'::text as kind, h.responded_at as at
       from public.handoffs h
      where h.tenant_id = bullpen.tenant_id() and h.from_actor_id = p_actor and h.responded_at is not null
        and h.responded_by_actor_id <> p_actor
@@ -533,31 +534,40 @@ as $$
        and not exists (select 1 from public.handoff_acks k
                         where k.tenant_id = h.tenant_id and k.actor_id = p_actor and k.handoff_id = h.id and k.item = 'response')
   ), notification_items as (
-    select n.id, 'notification'::text as kind, n.created_at as at, n
+    select n.id, 'notification'::text as kind, n.created_at as at
       from public.notifications n
      where n.tenant_id = bullpen.tenant_id() and n.recipient_actor_id = p_actor and n.read_at is null
        and not (n.kind = any (bullpen.inbox_mirror_kinds()))
-  ), everything as (
-    select id, kind, at, jsonb_build_object('id', id, 'kind', kind, 'at', at,
-             'summary', format('%s from %s: %s', (h).kind, bullpen.coord_actor_name((h).tenant_id, (h).from_actor_id), (h).title),
-             'handoff', bullpen.handoff_json(h)) as j
-      from handoff_items where kind = any (p_kinds)
-    union all
-    select id, kind, at, jsonb_build_object('id', id, 'kind', kind, 'at', at,
-             'summary', format('%s answered "%s": %s', bullpen.coord_actor_name((h).tenant_id, (h).responded_by_actor_id), (h).title,
-                               coalesce((h).response ->> 'chosen_option', left((h).response ->> 'text', 120), 'see response')),
-             'handoff', bullpen.handoff_json(h)) as j
-      from response_items where kind = any (p_kinds)
-    union all
-    select id, kind, at, jsonb_build_object('id', id, 'kind', kind, 'at', at, 'summary', (n).title,
-             'notification', bullpen.notification_json(n)) as j
-      from notification_items where kind = any (p_kinds)
   ), page as (
-    select j, at, id from everything order by at, id limit p_limit
+    select * from (
+      select * from handoff_items where 'handoff' = any (p_kinds)
+      union all
+      select * from response_items where 'response' = any (p_kinds)
+      union all
+      select * from notification_items where 'notification' = any (p_kinds)
+    ) e
+    order by at, id
+    limit p_limit
   )
   select jsonb_build_object(
-    'items', coalesce((select jsonb_agg(j order by at, id) from page), '[]'),
-    'total', (select count(*) from everything),
+    'items', coalesce((
+      select jsonb_agg(case
+          when pg.kind = 'notification' then jsonb_build_object('id', pg.id, 'kind', pg.kind, 'at', pg.at, 'summary', n.title,
+            'notification', bullpen.notification_json(n))
+          when pg.kind = 'response' then jsonb_build_object('id', pg.id, 'kind', pg.kind, 'at', pg.at,
+            'summary', format('%s answered "%s": %s', bullpen.coord_actor_name(h.tenant_id, h.responded_by_actor_id), h.title,
+                              coalesce(h.response ->> 'chosen_option', left(h.response ->> 'text', 120), 'see response')),
+            'handoff', bullpen.handoff_json(h))
+          else jsonb_build_object('id', pg.id, 'kind', pg.kind, 'at', pg.at,
+            'summary', format('%s from %s: %s', h.kind, bullpen.coord_actor_name(h.tenant_id, h.from_actor_id), h.title),
+            'handoff', bullpen.handoff_json(h))
+        end order by pg.at, pg.id)
+        from page pg
+        left join public.handoffs h on pg.kind <> 'notification' and h.tenant_id = bullpen.tenant_id() and h.id = pg.id
+        left join public.notifications n on pg.kind = 'notification' and n.tenant_id = bullpen.tenant_id() and n.id = pg.id), '[]'),
+    'total', (select count(*) from handoff_items where 'handoff' = any (p_kinds))
+           + (select count(*) from response_items where 'response' = any (p_kinds))
+           + (select count(*) from notification_items where 'notification' = any (p_kinds)),
     'counts', jsonb_build_object(
       'handoff', (select count(*) from handoff_items),
       'response', (select count(*) from response_items),
