@@ -2,6 +2,7 @@
  * Work outside the writing transaction. Every module that registers a job kind is imported here,
  * so a process knows all kinds before its worker starts (see registerJob in ./registry).
  */
+import './sweeps';
 import type { Db } from '../db/types';
 import { JobWorker, type WorkerOptions } from './worker';
 

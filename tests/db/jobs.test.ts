@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consumeSignInToken, createSignInToken, hasSignedIn } from '../../lib/console/signin';
 import type { Claims, Db } from '../../lib/db/types';
-import { enqueue, JobRegistry, JobWorker } from '../../lib/jobs';
+import { enqueue, JobRegistry, JobWorker, jobs as processJobs } from '../../lib/jobs';
 import { claim, complete, jobStats } from '../../lib/jobs/queue';
 import type { Job, JobOptions } from '../../lib/jobs/registry';
 import { freshDb, reopenableDb, seedTenant, target, type Tenant, type TestDb } from '../helpers/db';
 
 /**
  * Jobs: enqueued with the write that needs them, durable across restarts, run once across workers,
- * retried with backoff, kept when they run out of attempts; and the walls around the jobs table. On PGlite and, in the pg project, on a real Postgres.
+ * retried with backoff, kept when they run out of attempts; the sweeps; and the walls around the
+ * jobs table. On PGlite and, in the pg project, on a real Postgres.
  */
 
 let db: TestDb;
@@ -269,6 +271,74 @@ describe('restarts', () => {
     } finally {
       await store.drop();
     }
+  });
+});
+
+describe('sweeps', () => {
+  it('delete expired idempotency keys and spent or expired sign-in links, keep live ones, and schedule themselves once', async () => {
+    const idem = (key: string, expires: string) =>
+      db.query(
+        `insert into public.idempotency_keys (tenant_id, actor_id, key, tool, request_hash, expires_at)
+         values ($1, $2, $3, 'task_create', 'h', now() + $4::interval)`,
+        [A.id, A.agent.id, key, expires],
+      );
+    await idem('sweep-old', '-1 minute');
+    await idem('sweep-older', '-2 days');
+    await idem('sweep-live', '1 hour');
+
+    const spent = await createSignInToken(db, { tenantId: A.id, actorId: A.human.id });
+    expect(await consumeSignInToken(db, spent.token)).not.toBeNull();
+    const expired = await createSignInToken(db, { tenantId: A.id, actorId: A.human.id });
+    await db.query(
+      `update bullpen.signin_tokens set created_at = now() - interval '2 days', expires_at = now() - interval '1 day'
+        where token_hash = encode(sha256(convert_to($1, 'utf8')), 'hex')`,
+      [expired.token],
+    );
+    const live = await createSignInToken(db, { tenantId: B.id, actorId: B.human.id });
+
+    // two instances start together: one run of each sweep, each scheduling its next one
+    const w1 = await new JobWorker(db, { registry: processJobs, pollMs: 20, ...quiet }).start();
+    const w2 = await new JobWorker(db, { registry: processJobs, pollMs: 20, ...quiet }).start();
+    const sweeps = processJobs.all().filter((k) => k.everySeconds);
+    expect(sweeps.map((k) => k.kind).sort()).toEqual(['sweep.failed_jobs', 'sweep.idempotency_keys', 'sweep.signin_tokens']);
+    await until(async () => {
+      const rows = await db.query<{ n: number }>(
+        `select count(*)::int as n from bullpen.jobs where kind like 'sweep.%' and status = 'pending' and run_at > now() + interval '5 minutes'`,
+      );
+      return rows[0].n === sweeps.length;
+    });
+    await Promise.all([w1.stop(), w2.stop()]);
+    const scheduled = await db.query<{ kind: string; key: string; status: string; tenant_id: string | null; every: number }>(
+      `select kind, key, status, tenant_id, round(extract(epoch from run_at - now()))::int as every from bullpen.jobs where kind like 'sweep.%' order by kind`,
+    );
+    expect(scheduled.map((r) => [r.kind, r.key, r.status, r.tenant_id])).toEqual(sweeps.map((k) => k.kind).sort().map((k) => [k, k, 'pending', null]));
+    for (const r of scheduled) {
+      const every = sweeps.find((k) => k.kind === r.kind)!.everySeconds!;
+      expect(r.every).toBeGreaterThan(every - 60);
+      expect(r.every).toBeLessThanOrEqual(every);
+    }
+
+    const keys = await db.query<{ key: string }>(`select key from public.idempotency_keys where key like 'sweep-%' order by key`);
+    expect(keys.map((k) => k.key)).toEqual(['sweep-live']);
+    const tokens = await db.query<{ tenant_id: string; used: boolean; expired: boolean }>(
+      `select tenant_id, used_at is not null as used, expires_at < now() as expired from bullpen.signin_tokens`,
+    );
+    expect(tokens).toEqual([{ tenant_id: B.id, used: false, expired: false }]);
+    expect(live.token).toBeTruthy();
+    // the sign-in is still known after its spent link was swept
+    expect(await hasSignedIn(db, A.id, A.human.id)).toBe(true);
+    expect(await hasSignedIn(db, B.id, B.human.id)).toBe(false);
+  });
+
+  it('drop failed jobs past their retention, keep recent ones', async () => {
+    const { sweepFailedJobs } = await import('../../lib/jobs/sweeps');
+    await db.query(
+      `insert into bullpen.jobs (kind, status, attempts, last_error, updated_at)
+       values ('test.old_failure', 'failed', 8, 'x', now() - interval '31 days'), ('test.new_failure', 'failed', 8, 'y', now() - interval '1 day')`,
+    );
+    expect(await sweepFailedJobs(db)).toBeGreaterThanOrEqual(1);
+    expect(await jobsOf('test.old_failure')).toEqual([]);
+    expect(await jobsOf('test.new_failure')).toHaveLength(1);
   });
 });
 
