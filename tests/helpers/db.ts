@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { execute, type Envelope } from '../../lib/core/execute';
 import type { ToolContext } from '../../lib/core/tool';
@@ -45,6 +48,49 @@ export async function freshDb(): Promise<TestDb> {
       await c2.end();
     },
   });
+}
+
+/**
+ * A database that outlives its connections, for restart and multi-instance tests: open() gives a
+ * new migrated handle each time — PGlite on a temp data dir (one open at a time), or a new pool on
+ * a fresh Postgres database. drop() removes it all (close the handles first).
+ */
+export async function reopenableDb(): Promise<{ open: () => Promise<Db>; drop: () => Promise<void> }> {
+  if (target === 'pglite') {
+    const dir = mkdtempSync(path.join(tmpdir(), 'bullpen-reopen-'));
+    const { openPglite } = await import('../../lib/db/pglite');
+    return {
+      open: async () => {
+        const db = await openPglite(dir);
+        await migrate(db);
+        return db;
+      },
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const admin = process.env.DATABASE_URL;
+  if (!admin) throw new Error('the pg project needs DATABASE_URL');
+  const name = `bp_test_${randomBytes(6).toString('hex')}`;
+  const c = new pg.Client({ connectionString: admin });
+  await c.connect();
+  await c.query(`create database ${name}`);
+  await c.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  const { openPg } = await import('../../lib/db/pg');
+  return {
+    open: async () => {
+      const db = await openPg(url.toString(), { max: 10 });
+      await migrate(db);
+      return db;
+    },
+    drop: async () => {
+      const c2 = new pg.Client({ connectionString: admin });
+      await c2.connect();
+      await c2.query(`drop database if exists ${name} with (force)`);
+      await c2.end();
+    },
+  };
 }
 
 export type Actor = { id: string; claims: Claims; ctx: ToolContext; call: (tool: string, input?: unknown) => Promise<Envelope> };
