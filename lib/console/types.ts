@@ -142,8 +142,6 @@ export type ActivityItem = {
 /** A change event as the feed delivers it (ids only). */
 export type LiveEvent = ChangeEvent;
 
-export type ToolErrorShape = { code: string; message: string; hint: string; retryable: boolean; details?: unknown };
-
 /** Ready now: open, nothing unfinished upstream, no live lease (mirrors the server's derivation). */
 export function isReady(t: TaskRow, now = Date.now()): boolean {
   return (

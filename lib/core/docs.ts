@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERROR_CODES } from '../db/errors';
+import { ERROR_CODES } from './errors';
 import { registry } from './registry';
 
 type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; description?: string; enum?: unknown[]; anyOf?: JsonSchema[]; items?: JsonSchema; const?: unknown };

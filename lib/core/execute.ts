@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
-import { mapDbError, toolError, type ToolError } from '../db/errors';
+import { mapDbError } from '../db/errors';
+import { toolError, type ToolError } from './errors';
 import { AliasCollision, canonicalJson, resolveMe, snakeKeys } from './normalize';
 import { getTool } from './registry';
 import type { ToolContext, ToolDef } from './tool';

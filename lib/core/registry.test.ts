@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../db/errors';
+import { ERROR_CODES } from './errors';
 import { toolsMarkdown } from './docs';
 import { registry } from './registry';
 
