@@ -101,7 +101,7 @@ export function createMcpServer(ctx: ToolContext): Server {
   server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
     const uri = req.params.uri;
     const text = (t: string) => ({ contents: [{ uri, mimeType: 'text/markdown', text: t }] });
-    if (uri === 'bullpen://guide') return text(guideIndex());
+    if (uri === 'bullpen://guide') return text(guideIndex(registry));
     if (uri === 'bullpen://glossary') return text(glossaryMarkdown());
     const topic = uri.match(/^bullpen:\/\/guide\/([a-z-]+)$/);
     if (topic) {
