@@ -8,13 +8,15 @@ export const guideInput = z.strictObject({
 export type GuideInput = z.infer<typeof guideInput>;
 
 export const guideOutput = z.union([
-  z.strictObject({
-    topic: z.null(),
-    title: z.string(),
-    topics: z.array(z.enum(GUIDE_TOPIC_IDS)),
-    markdown: z.string().describe('the topic index and the tools you can call now'),
-  }),
-  z.strictObject({ topic: z.enum(GUIDE_TOPIC_IDS), title: z.string(), markdown: z.string() }),
+  z
+    .strictObject({
+      topic: z.null(),
+      title: z.string(),
+      topics: z.array(z.enum(GUIDE_TOPIC_IDS)),
+      markdown: z.string().describe('the topic index and the tools you can call now'),
+    })
+    .describe('for a bare call'),
+  z.strictObject({ topic: z.enum(GUIDE_TOPIC_IDS), title: z.string(), markdown: z.string() }).describe('for a topic'),
 ]);
 export type GuideOutput = z.infer<typeof guideOutput>;
 

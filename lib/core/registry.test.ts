@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ERROR_CODES } from './errors';
-import { toolsMarkdown } from './docs';
+import { readmeToolTable, spliceGenerated, toolsMarkdown } from './docs';
 import { outputBranches, outputJsonSchema } from './json-schema';
 import { registry } from './registry';
 
@@ -19,6 +19,12 @@ describe('the registry', () => {
 
   it('keeps docs/tools.md in step with the code (run `npm run docs` after changing a tool)', () => {
     expect(readFileSync('docs/tools.md', 'utf8')).toBe(toolsMarkdown());
+  });
+
+  it('keeps the README’s tool table in step with the registry (run `npm run docs`)', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    expect(readme).toBe(spliceGenerated(readme, 'tools', readmeToolTable()));
+    for (const t of registry) expect(readme, t.name).toContain(`\`${t.name}\``);
   });
 
   it('documents every error code in the README', () => {
