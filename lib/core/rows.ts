@@ -254,6 +254,14 @@ export const activityFeedPage = z.strictObject({
 // The project brief (project_brief, and task_get with include:["brief"])
 // ---------------------------------------------------------------------------------------------
 
+/** What the composed done gate checked on a move to done. */
+export const doneGate = z
+  .strictObject({
+    summary: z.string().describe('e.g. "criteria 3/3 · evidence linked · reviewer answered"'),
+    checks: z.array(z.strictObject({ gate: z.string(), met: z.boolean(), summary: z.string() })),
+  })
+  .meta({ id: 'DoneGate' });
+
 export const projectBrief = z
   .strictObject({
     project: projectRow.extend({
@@ -262,9 +270,10 @@ export const projectBrief = z
     }),
     tasks: taskCounts,
     top_open_tasks: z.array(taskRow),
-    recent_decisions: untilRoom('decisions'),
-    knowledge: untilRoom('knowledge'),
-    repositories: untilRoom('repositories'),
+    open_handoffs: untilRoom('coordination'),
+    recent_decisions: untilRoom('memory'),
+    knowledge: untilRoom('memory'),
+    repositories: untilRoom('provenance'),
     in_repository: z.null().describe('whether your run is inside one of the repositories (with the repositories room)'),
     recent_activity: z.array(activityEntry),
     subprojects: z.array(projectStub),

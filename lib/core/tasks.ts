@@ -16,6 +16,7 @@ import {
 } from './fields';
 import {
   commentRow,
+  doneGate,
   id,
   nextCursor,
   projectBrief,
@@ -111,6 +112,7 @@ export const taskUpdateOutput = writeResult({
   task: taskFull,
   previous_status: taskStatus,
   changed: z.array(z.string()).describe('the patch keys that were applied'),
+  gate: doneGate.optional().describe('on a move to done: what the done gate checked'),
 });
 export type TaskUpdateOutput = z.infer<typeof taskUpdateOutput>;
 
@@ -159,7 +161,11 @@ export const taskGetOutput = z.strictObject({
   parent: taskRow.nullable(),
   comments: z.array(commentRow).describe('the thread, oldest first'),
   activity: z.array(taskActivityEntry).describe('the timeline, newest first (up to 100)'),
-  code_refs: untilRoom('repositories & code'),
+  handoffs: untilRoom('coordination'),
+  decisions: untilRoom('memory'),
+  notes: untilRoom('memory'),
+  code_refs: untilRoom('provenance'),
+  attachments: untilRoom('provenance'),
   brief: projectBrief.optional().describe('with include:["brief"]'),
 });
 export type TaskGetOutput = z.infer<typeof taskGetOutput>;
