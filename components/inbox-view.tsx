@@ -11,7 +11,7 @@ import {
 } from '@/lib/console/client/coordination';
 import { useNow } from '@/lib/console/client/use-now';
 import { timeAgo } from '@/lib/console/format';
-import type { Handoff, HandoffKind } from '@/lib/console/types';
+import { HANDOFF_KIND_LIST, type Handoff, type HandoffKind } from '@/lib/console/types';
 import { ActorAvatar } from './actor-avatar';
 import { useMe } from './console-providers';
 import { CheckIcon, ClockIcon, InboxIcon } from './icons';
@@ -24,7 +24,7 @@ const VIEWS: { id: View; label: string }[] = [
   { id: 'any', label: 'All' },
 ];
 
-const KINDS: HandoffKind[] = ['handoff', 'question', 'review', 'collab', 'approval'];
+const KINDS: readonly HandoffKind[] = HANDOFF_KIND_LIST;
 
 const STATUS_FILTERS: { id: StatusFilter; label: string }[] = [
   { id: 'live', label: 'Not resolved' },
@@ -68,7 +68,7 @@ export function InboxView() {
   const [view, setView] = useState<View>('to_me');
   const [status, setStatus] = useState<StatusFilter>('live');
   const [kind, setKind] = useState<HandoffKind | ''>('');
-  useCoordinationLive();
+  useCoordinationLive(useMe().actor_id);
   const list = useHandoffs(view, status, kind);
   const selectCls = 'h-7 rounded-md border border-zinc-200 bg-white px-2 text-[12px] text-zinc-700 focus:border-indigo-400 focus:outline-none';
   const empty = emptyText(view, status);

@@ -6,6 +6,7 @@ import { useCoordinationLive, useMarkRead, useNotifications } from '@/lib/consol
 import { useNow } from '@/lib/console/client/use-now';
 import { timeAgo } from '@/lib/console/format';
 import type { Notification } from '@/lib/console/types';
+import { useMe } from './console-providers';
 import { BellIcon } from './icons';
 
 /** Where a notification leads: its task, else the inbox. */
@@ -16,7 +17,7 @@ function target(n: Notification): string {
 
 /** The bell: my unread notifications, live; opening one marks it read. */
 export function NotificationBell() {
-  useCoordinationLive();
+  useCoordinationLive(useMe().actor_id);
   const q = useNotifications();
   const markRead = useMarkRead();
   const router = useRouter();

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
-import { mapDbError, toolError, type ToolError } from '../db/errors';
+import { mapDbError } from '../db/errors';
+import { toolError, type ToolError } from './errors';
 import { AliasCollision, canonicalJson, resolveMe, snakeKeys } from './normalize';
-import { getTool } from './registry';
+import { getTool, registry } from './registry';
 import type { ToolContext, ToolDef } from './tool';
 import { waitingCall } from './wait';
 
@@ -61,7 +62,7 @@ export async function execute(ctx: ToolContext, name: string, rawInput: unknown)
   let args = resolveMe(parsed.data as Record<string, unknown>, ctx.claims.actor_id);
   try {
     if (tool.run) {
-      return { ok: true, ...(await tool.run(args as never, ctx)) as Record<string, unknown> };
+      return { ok: true, ...((await tool.run(args as never, { ...ctx, registry })) as Record<string, unknown>) };
     }
     let waitSeconds = 0;
     if (tool.wait && 'wait_seconds' in args) {

@@ -1,10 +1,19 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { actorRef, cursor, idempotencyKey, limit, projectRef, taskRef, uuid, waitSeconds } from './fields';
-
-export const handoffKind = z.enum(['handoff', 'question', 'review', 'collab', 'approval']);
-export const handoffStatus = z.enum(['open', 'claimed', 'responded', 'resolved']);
-export const inboxItemKind = z.enum(['handoff', 'response', 'notification']);
+import {
+  actorRef,
+  cursor,
+  handoffKind,
+  handoffStatus,
+  idempotencyKey,
+  inboxItemKind,
+  limit,
+  projectRef,
+  taskRef,
+  uuid,
+  waitSeconds,
+} from './fields';
+import { handoffRow, id, inboxCounts, inboxItem, nextCursor, notificationRow, taskFull, waitedMs, writeResult } from './rows';
 
 export const handoffCreateInput = z.strictObject({
   to_actor_ids: z.array(actorRef).min(1).max(50).describe('recipients: actor ids (agents or people), or "me"'),
@@ -25,6 +34,13 @@ export const handoffCreateInput = z.strictObject({
 });
 export type HandoffCreateInput = z.infer<typeof handoffCreateInput>;
 
+export const handoffCreateOutput = writeResult({
+  handoff: handoffRow,
+  handoff_id: id,
+  deduped: z.boolean().describe('true: a live handoff with the same fingerprint existed, and this is it'),
+});
+export type HandoffCreateOutput = z.infer<typeof handoffCreateOutput>;
+
 const handoffId = uuid.describe('the handoff id');
 
 export const handoffClaimInput = z.strictObject({
@@ -32,6 +48,13 @@ export const handoffClaimInput = z.strictObject({
   idempotency_key: idempotencyKey.optional(),
 });
 export type HandoffClaimInput = z.infer<typeof handoffClaimInput>;
+
+export const handoffClaimOutput = writeResult({
+  handoff: handoffRow,
+  claimed: z.literal(true),
+  already_yours: z.boolean().describe('you held it already; nothing changed'),
+});
+export type HandoffClaimOutput = z.infer<typeof handoffClaimOutput>;
 
 export const handoffResponse = z
   .looseObject({
@@ -48,6 +71,13 @@ export const handoffRespondInput = z.strictObject({
 });
 export type HandoffRespondInput = z.infer<typeof handoffRespondInput>;
 
+export const handoffRespondOutput = writeResult({
+  handoff: handoffRow,
+  task: taskFull.optional().describe('a review: its task after the answer'),
+  task_moved: z.boolean().optional().describe('request_changes moved the task back to in_progress'),
+});
+export type HandoffRespondOutput = z.infer<typeof handoffRespondOutput>;
+
 export const handoffResolveInput = z.strictObject({
   handoff_id: handoffId,
   resolution: z.enum(['processed', 'cancelled']).optional().describe('default processed'),
@@ -55,6 +85,9 @@ export const handoffResolveInput = z.strictObject({
   idempotency_key: idempotencyKey.optional(),
 });
 export type HandoffResolveInput = z.infer<typeof handoffResolveInput>;
+
+export const handoffResolveOutput = writeResult({ handoff: handoffRow });
+export type HandoffResolveOutput = z.infer<typeof handoffResolveOutput>;
 
 export const handoffQueryInput = z.strictObject({
   direction: z
@@ -70,6 +103,9 @@ export const handoffQueryInput = z.strictObject({
 });
 export type HandoffQueryInput = z.infer<typeof handoffQueryInput>;
 
+export const handoffQueryOutput = z.strictObject({ handoffs: z.array(handoffRow), next_cursor: nextCursor });
+export type HandoffQueryOutput = z.infer<typeof handoffQueryOutput>;
+
 export const inboxInput = z.strictObject({
   kinds: z.array(inboxItemKind).min(1).max(3).optional().describe('item kinds to return (default all)'),
   ack: z.array(uuid).max(200).optional().describe('ids of items you have acted on: they never come back'),
@@ -79,12 +115,29 @@ export const inboxInput = z.strictObject({
 });
 export type InboxInput = z.infer<typeof inboxInput>;
 
+export const inboxOutput = writeResult({
+  items: z.array(inboxItem).describe('oldest first'),
+  total: z.number().int().nonnegative().describe('items of the asked kinds waiting, beyond this page too'),
+  counts: inboxCounts,
+  acked: z.number().int().nonnegative().describe('items this call acknowledged (0 for repeats)'),
+  hint: z.string(),
+  waited_ms: waitedMs,
+});
+export type InboxOutput = z.infer<typeof inboxOutput>;
+
 export const notificationQueryInput = z.strictObject({
   unread_only: z.boolean().optional(),
   limit: limit(50, 200).optional(),
   cursor: cursor.optional(),
 });
 export type NotificationQueryInput = z.infer<typeof notificationQueryInput>;
+
+export const notificationQueryOutput = z.strictObject({
+  notifications: z.array(notificationRow),
+  unread_count: z.number().int().nonnegative(),
+  next_cursor: nextCursor,
+});
+export type NotificationQueryOutput = z.infer<typeof notificationQueryOutput>;
 
 export const notificationMarkReadInput = z
   .strictObject({
@@ -94,6 +147,12 @@ export const notificationMarkReadInput = z
   })
   .refine((v) => (v.ids === undefined) !== (v.all === undefined), { message: 'give ids or all: true (one of them)', path: ['ids'] });
 export type NotificationMarkReadInput = z.infer<typeof notificationMarkReadInput>;
+
+export const notificationMarkReadOutput = writeResult({
+  marked: z.number().int().nonnegative().describe('notifications this call marked read'),
+  unread_count: z.number().int().nonnegative(),
+});
+export type NotificationMarkReadOutput = z.infer<typeof notificationMarkReadOutput>;
 
 export const handoffTools = [
   defineTool({
@@ -106,6 +165,7 @@ export const handoffTools = [
       'duplicate (same fingerprint) returns the open one with deduped:true instead of a copy. Read the answer later ' +
       'with handoff_query direction:"from_me" or inbox. Returns {handoff, handoff_id, deduped}.',
     input: handoffCreateInput,
+    output: handoffCreateOutput,
     kind: 'write',
     idempotency: 'derived',
   }),
@@ -117,6 +177,7 @@ export const handoffTools = [
       'Take an open handoff addressed to you so other recipients do not work it too (open → claimed). Exactly one ' +
       'racing recipient wins; the others get CONFLICT naming who holds it since when. Returns {handoff, claimed}.',
     input: handoffClaimInput,
+    output: handoffClaimOutput,
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,
@@ -130,6 +191,7 @@ export const handoffTools = [
       'A review answered request_changes (say what in text) sends its task back to the assignee with your text as a ' +
       'comment; approve lets the task close. The sender is notified. Returns {handoff, task?}.',
     input: handoffRespondInput,
+    output: handoffRespondOutput,
     kind: 'write',
     idempotency: 'derived',
   }),
@@ -141,6 +203,7 @@ export const handoffTools = [
       'Close a handoff you sent, or one you claimed: resolution processed (default) or cancelled, with a note. A ' +
       'resolved handoff no longer dedups. Returns {handoff}.',
     input: handoffResolveInput,
+    output: handoffResolveOutput,
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,
@@ -154,6 +217,7 @@ export const handoffTools = [
       'something you asked; "to_me" what was addressed to you; "any" the workspace. Filters: status[], type[], ' +
       'related task or project. Returns {handoffs, next_cursor}.',
     input: handoffQueryInput,
+    output: handoffQueryOutput,
     kind: 'read',
     idempotent: true,
   }),
@@ -167,6 +231,7 @@ export const handoffTools = [
       'call; an item never acked comes back, so a crash loses nothing. wait_seconds (≤ 60) holds an empty answer ' +
       'until something arrives instead of polling. Returns {items, total, counts, acked}.',
     input: inboxInput,
+    output: inboxOutput,
     kind: 'write',
     idempotency: 'explicit',
     idempotent: true,
@@ -185,6 +250,7 @@ export const handoffTools = [
       'unblocked tasks); nobody else can read them. unread_only:true for the unread. Returns {notifications, ' +
       'unread_count, next_cursor}.',
     input: notificationQueryInput,
+    output: notificationQueryOutput,
     kind: 'read',
     idempotent: true,
   }),
@@ -194,6 +260,7 @@ export const handoffTools = [
     title: 'Mark notifications read',
     description: 'Mark your notifications read, by ids or all:true. Returns {marked (how many changed), unread_count}.',
     input: notificationMarkReadInput as unknown as z.ZodObject,
+    output: notificationMarkReadOutput,
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,

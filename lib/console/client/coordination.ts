@@ -2,14 +2,13 @@
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useRef } from 'react';
-import { useMe } from '@/components/console-providers';
-import { useToast } from '@/components/toaster';
 import type { Handoff, HandoffKind, HandoffStatus, Notification } from '../types';
 import { readTool } from './api';
 import { keys, refreshTasks } from './cache';
 import { readAll } from './hooks';
 import { useLiveChanges } from './live';
 import { writeTool } from './mutations';
+import { useToast } from './toast';
 
 /**
  * The console's side of the coordination room: the inbox page's lists, the bell, and the actions a
@@ -23,10 +22,9 @@ export type StatusFilter = 'live' | HandoffStatus | 'all';
 
 const LIVE: HandoffStatus[] = ['open', 'claimed', 'responded'];
 
-/** Refreshes the coordination caches when the feed reports a change that touches them. */
-export function useCoordinationLive(): { ready: boolean } {
+/** Refreshes the coordination caches when the feed reports a change that touches them (me: my actor id). */
+export function useCoordinationLive(me: string): { ready: boolean } {
   const qc = useQueryClient();
-  const me = useMe();
   const timers = useRef(new Map<string, number>());
   const soon = (key: string, fn: () => void) => {
     if (timers.current.has(key)) return;
@@ -38,7 +36,7 @@ export function useCoordinationLive(): { ready: boolean } {
   const { ready } = useLiveChanges((e) => {
     if (e.object_type === 'handoff') {
       soon('handoffs', () => void qc.invalidateQueries({ queryKey: keys.handoffs }));
-    } else if (e.object_type === 'inbox' && e.object_id === me.actor_id) {
+    } else if (e.object_type === 'inbox' && e.object_id === me) {
       soon('notifications', () => void qc.invalidateQueries({ queryKey: keys.notifications }));
       soon('handoffs', () => void qc.invalidateQueries({ queryKey: keys.handoffs }));
     }
