@@ -418,11 +418,15 @@ create or replace function bullpen.tasks_coordination() returns trigger
 language plpgsql
 as $$
 begin
+  -- claiming or taking a task oneself is not news (and the claim path stays free of lookups)
   if tg_op = 'INSERT' then
-    perform bullpen.notify_assigned(new);
+    if new.assignee_actor_id is distinct from bullpen.actor_id() then
+      perform bullpen.notify_assigned(new);
+    end if;
     return null;
   end if;
-  if new.assignee_actor_id is distinct from old.assignee_actor_id and new.assignee_actor_id is not null then
+  if new.assignee_actor_id is distinct from old.assignee_actor_id and new.assignee_actor_id is not null
+     and new.assignee_actor_id is distinct from bullpen.actor_id() then
     perform bullpen.notify_assigned(new);
   end if;
   perform bullpen.review_sync(new, old);
