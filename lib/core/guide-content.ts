@@ -243,7 +243,7 @@ export const GLOSSARY: readonly { term: string; definition: string }[] = [
   {
     term: 'Derived key',
     definition:
-      'The key the server computes from tool, input, actor and run when you send none. It absorbs identical retries for about two minutes. `task_claim` never gets one.',
+      'The key the server computes from tool, input, actor and run when you send none. It absorbs identical retries for about two minutes, as long as nothing changed the object in between. `task_claim` never gets one.',
   },
   {
     term: 'Idempotent replay',
@@ -886,7 +886,7 @@ Networks fail mid-call. Idempotency keys make "send it again" safe: a write whos
 - Every write tool accepts \`idempotency_key\`, a string of at most 200 characters. Reads need none.
 - **Explicit key:** protects for 24 hours. A repeat with the same key and the same input returns the first result, marked \`"idempotent_replay": true\`.
 - **Same explicit key, different input:** \`IDEMPOTENCY_CONFLICT\`. It is not retryable; the key is bound to the first input.
-- **No key:** the server derives one from tool + input + actor + run (the \`X-Bullpen-Run\` header). It protects identical retries for about two minutes. After that an identical call executes again.
+- **No key:** the server derives one from tool + input + actor + run (the \`X-Bullpen-Run\` header). It protects identical retries for about two minutes, and only while the object the first call wrote is unchanged: once anything changed it (your own later write included), the identical call executes again. After the window it executes again too.
 
 ## The task_claim exception
 \`task_claim\` never gets a derived key, because two identical "claim the next task" calls must claim two different tasks. So:
@@ -917,7 +917,7 @@ A key names the **intended operation**, not the attempt.
 - You resend with a different title under the same key: \`IDEMPOTENCY_CONFLICT\`. If you meant a new task, use a new key.
 
 ## Traps with derived keys
-- **Deliberate repetition within two minutes is swallowed.** Creating two identical tasks, or sending the same patch again after someone changed the task, replays the first result. Example: you set a task \`blocked\`, a human moves it to \`todo\`, and you send the identical \`blocked\` patch a minute later. You get a replay and the status stays \`todo\`. Give deliberate repeats their own explicit keys.
+- **A deliberate identical repeat with nothing in between replays.** Two identical \`task_create\` calls in one run within two minutes make one task. A repeat after any change to the object is applied: you set a task \`blocked\`, a human moves it to \`todo\`, you send the identical \`blocked\` patch: it is applied and the task is \`blocked\` again. Give deliberately identical creates their own explicit keys.
 - **A replay returns the first result, which may be stale.** When you need the current state, read it with \`task_get\`.
 - **Runs scope derived keys.** Reusing one run id across sub-agents lets one agent's write replay another's identical write. Give each its own run id.
 
