@@ -65,6 +65,7 @@ export async function execute(ctx: ToolContext, name: string, rawInput: unknown)
     if (tool.kind === 'write' && args.idempotency_key === undefined && tool.idempotency === 'derived') {
       args = { ...args, idempotency_key: derivedKey(tool, args, ctx) };
     }
+    if (tool.prepare) args = await tool.prepare(args, ctx);
     const result = (await ctx.db.call(ctx.claims, tool.name, args)) as Record<string, unknown> | null;
     return { ok: true, ...(result ?? {}) };
   } catch (err) {

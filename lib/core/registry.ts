@@ -1,7 +1,10 @@
 import { commentTools } from './comments';
+import { decisionTools } from './decisions';
 import { guideTools } from './guide';
 import { identityTools } from './identity';
+import { knowledgeTools } from './knowledge';
 import { projectTools } from './projects';
+import { searchTools } from './search';
 import { taskTools } from './tasks';
 import type { ToolDef } from './tool';
 
@@ -11,6 +14,9 @@ export const registry: readonly ToolDef[] = [
   ...projectTools,
   ...taskTools,
   ...commentTools,
+  ...decisionTools,
+  ...knowledgeTools,
+  ...searchTools,
   ...guideTools,
 ] as readonly ToolDef[];
 

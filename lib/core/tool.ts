@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Claims, Db } from '../db/types';
 
-export type Room = 'identity' | 'projects' | 'tasks' | 'comments' | 'guide';
+export type Room = 'identity' | 'projects' | 'tasks' | 'comments' | 'decisions' | 'knowledge' | 'search' | 'guide';
 
 /** What a tool needs at run time besides its input. */
 export type ToolContext = { db: Db; claims: Claims };
@@ -24,6 +24,11 @@ export type ToolDef<S extends z.ZodObject = z.ZodObject> = {
   destructive?: boolean;
   /** Same input, same effect: safe to repeat. */
   idempotent?: boolean;
+  /**
+   * Server-side work between validation and the RPC, for what SQL cannot do itself (embedding a
+   * search query). Gets the validated input with "me" resolved; returns the RPC's arguments.
+   */
+  prepare?: (input: Record<string, unknown>, ctx: ToolContext) => Promise<Record<string, unknown>>;
   /** Tools answered without the database (guide). */
   run?: (input: z.infer<S>, ctx: Omit<ToolContext, 'db'> & { db?: Db }) => unknown;
 };
