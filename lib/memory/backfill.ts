@@ -24,8 +24,8 @@ export type EmbedReport = {
 };
 
 /** Delay before retry `attempt` (1-based): 2 s doubling, capped at an hour, with ±20 % jitter. */
-export function retryDelayMs(attempt: number): number {
-  const base = Math.min(3_600_000, 2000 * 2 ** Math.max(0, attempt - 1));
+export function retryDelayMs(attempt: number, firstMs = 2000): number {
+  const base = Math.min(3_600_000, firstMs * 2 ** Math.max(0, attempt - 1));
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
 
@@ -98,11 +98,11 @@ async function store(db: Db, model: string, rows: Due[], vectors: number[][]): P
 }
 
 /** Records a failed attempt: pending with a retry moment, or failed after MAX_ATTEMPTS. */
-async function recordFailure(db: Db, rows: Due[], error: string): Promise<Date> {
+async function recordFailure(db: Db, rows: Due[], error: string, firstRetryMs?: number): Promise<Date> {
   let earliest = Infinity;
   const input = rows.map((r) => {
     const attempts = r.attempts + 1;
-    const at = Date.now() + retryDelayMs(attempts);
+    const at = Date.now() + retryDelayMs(attempts, firstRetryMs);
     earliest = Math.min(earliest, at);
     return { t: r.object_type, id: r.id, tenant_id: r.tenant_id, attempts, retry_at: new Date(at).toISOString() };
   });
@@ -125,7 +125,7 @@ async function recordFailure(db: Db, rows: Due[], error: string): Promise<Date> 
 export async function embedDue(
   db: Db,
   embedder: Embedder,
-  opts: { tenantId?: string | null; batch?: number; maxBatches?: number } = {},
+  opts: { tenantId?: string | null; batch?: number; maxBatches?: number; firstRetryMs?: number } = {},
 ): Promise<EmbedReport> {
   const report: EmbedReport = { embedded: 0, failed: 0, retry_at: null, more: false };
   if (!(await vectorsAvailable(db))) return report;
@@ -139,7 +139,7 @@ export async function embedDue(
       vectors = await embedder.embed(rows.map((r) => r.text));
     } catch (err) {
       const message = `${embedder.model}: ${(err as Error).message}`;
-      const at = await recordFailure(db, rows, message);
+      const at = await recordFailure(db, rows, message, opts.firstRetryMs);
       report.failed += rows.length;
       report.error = message;
       report.retry_at = report.retry_at && report.retry_at < at ? report.retry_at : at;

@@ -519,19 +519,19 @@ begin
   if v_patch ? 'project_id' then
     v_new.project_id := v_project.id;
   end if;
-  if v_new.title is distinct from v_note.title then v_changed := v_changed || 'title'; end if;
-  if v_new.body is distinct from v_note.body then v_changed := v_changed || 'body'; end if;
-  if v_new.kind is distinct from v_note.kind then v_changed := v_changed || 'kind'; end if;
-  if v_new.tags is distinct from v_note.tags then v_changed := v_changed || 'tags'; end if;
-  if v_new.expires_at is distinct from v_note.expires_at then v_changed := v_changed || 'expires_at'; end if;
-  if v_new.project_id is distinct from v_note.project_id then v_changed := v_changed || 'project_id'; end if;
+  if v_new.title is distinct from v_note.title then v_changed := array_append(v_changed, 'title'); end if;
+  if v_new.body is distinct from v_note.body then v_changed := array_append(v_changed, 'body'); end if;
+  if v_new.kind is distinct from v_note.kind then v_changed := array_append(v_changed, 'kind'); end if;
+  if v_new.tags is distinct from v_note.tags then v_changed := array_append(v_changed, 'tags'); end if;
+  if v_new.expires_at is distinct from v_note.expires_at then v_changed := array_append(v_changed, 'expires_at'); end if;
+  if v_new.project_id is distinct from v_note.project_id then v_changed := array_append(v_changed, 'project_id'); end if;
   if v_patch ? 'related_task_ids' then
     v_tasks := bullpen.memory_task_ids(v_patch -> 'related_task_ids', 'patch.related_task_ids');
     if v_tasks is distinct from array(select nt.task_id from public.note_tasks nt
                                       where nt.tenant_id = v_note.tenant_id and nt.note_id = v_note.id order by 1) then
       delete from public.note_tasks where tenant_id = v_note.tenant_id and note_id = v_note.id;
       insert into public.note_tasks (tenant_id, note_id, task_id) select v_note.tenant_id, v_note.id, unnest(v_tasks);
-      v_changed := v_changed || 'related_task_ids';
+      v_changed := array_append(v_changed, 'related_task_ids');
     end if;
   end if;
   if cardinality(v_changed) = 0 then
@@ -595,6 +595,7 @@ declare
   v_vector boolean := p ? 'query_embedding' and jsonb_typeof(p -> 'query_embedding') = 'array'
                       and not coalesce((p ->> 'lexical_only')::boolean, false) and bullpen.memory_vectors_available();
   v_vec jsonb := '[]';
+  v_coverage float8 := 1;
   v_lex jsonb;
   v_sims jsonb := '[]';
   v_mode text;
@@ -603,6 +604,10 @@ declare
 begin
   if v_vector then
     v_vec := bullpen.memory_vector_candidates(p_type, p -> 'query_embedding', p ->> 'embedding_model', v_depth, p_filter);
+    -- while a new model is being rolled out, few rows have its vectors: the vector arm then
+    -- speaks for that share of the workspace only, and its weight follows
+    v_coverage := bullpen.memory_vector_coverage(p_type, p ->> 'embedding_model', cardinality(p_ids));
+    v_wv := v_wv * v_coverage;
   end if;
   if coalesce((v_fusion ->> 'vector_only')::boolean, false) then
     v_lex := '[]';
@@ -631,8 +636,11 @@ begin
              where not exists (select 1 from jsonb_array_elements(v_vec) ve where ve ->> 'id' = e ->> 'id')));
   end if;
   with vec as (
-    select (e ->> 'id')::uuid as id, (e ->> 'similarity')::float8 as similarity, i as r
-      from jsonb_array_elements(v_vec) with ordinality as x(e, i)
+    -- an orthogonal or opposite vector is no match by meaning, however near it ranks
+    select x.id, x.similarity, row_number() over (order by x.i) as r from (
+      select (e ->> 'id')::uuid as id, (e ->> 'similarity')::float8 as similarity, i
+        from jsonb_array_elements(v_vec) with ordinality as y(e, i)) x
+     where x.similarity > 0
   ), lex as (
     select (e ->> 'id')::uuid as id, (e ->> 'rank')::float8 as rank, i as r
       from jsonb_array_elements(v_lex) with ordinality as x(e, i)
@@ -661,7 +669,8 @@ begin
     when p ? 'embedder_error' then 'the embedder is unavailable: ' || (p ->> 'embedder_error')
     else 'the query was not embedded' end;
   return jsonb_build_object('results', v_results, 'mode', v_mode,
-    'model', case when v_vector then p ->> 'embedding_model' end, 'fallback_reason', v_reason);
+    'model', case when v_vector then p ->> 'embedding_model' end, 'fallback_reason', v_reason,
+    'vector_coverage', case when v_vector then round(v_coverage::numeric, 3) end);
 end
 $$;
 
@@ -716,6 +725,11 @@ create or replace function bullpen.memory_similarities(p_type text, p_embedding 
 returns jsonb
 language plpgsql stable
 as $$ begin return '[]'::jsonb; end $$;
+
+create or replace function bullpen.memory_vector_coverage(p_type text, p_model text, p_candidates int)
+returns float8
+language plpgsql stable
+as $$ begin return 0; end $$;
 
 -- ---------------------------------------------------------------------------------------------
 -- Global search: keywords (full text + trigram) over every kind of object, never by meaning.
@@ -940,11 +954,11 @@ begin
   if p ? 'tags' then
     v_new.tags := array(select distinct unnest(bullpen.text_array(p -> 'tags')));
   end if;
-  if v_new.name is distinct from v_skill.name then v_changed := v_changed || 'name'; end if;
-  if v_new.description is distinct from v_skill.description then v_changed := v_changed || 'description'; end if;
-  if v_new.body is distinct from v_skill.body then v_changed := v_changed || 'body'; end if;
-  if v_new.tags is distinct from v_skill.tags then v_changed := v_changed || 'tags'; end if;
-  if v_new.status is distinct from v_skill.status then v_changed := v_changed || 'status'; end if;
+  if v_new.name is distinct from v_skill.name then v_changed := array_append(v_changed, 'name'); end if;
+  if v_new.description is distinct from v_skill.description then v_changed := array_append(v_changed, 'description'); end if;
+  if v_new.body is distinct from v_skill.body then v_changed := array_append(v_changed, 'body'); end if;
+  if v_new.tags is distinct from v_skill.tags then v_changed := array_append(v_changed, 'tags'); end if;
+  if v_new.status is distinct from v_skill.status then v_changed := array_append(v_changed, 'status'); end if;
   if cardinality(v_changed) = 0 then
     return bullpen.idem_finish(p, jsonb_build_object('skill', bullpen.skill_json(v_skill), 'created', false,
       'changed', '[]'::jsonb, 'previous_version', v_skill.version));
@@ -1184,6 +1198,8 @@ revoke all on function bullpen.memory_vector_candidates(text, jsonb, text, int, 
 grant execute on function bullpen.memory_vector_candidates(text, jsonb, text, int, jsonb) to bullpen_writer, service_role;
 revoke all on function bullpen.memory_similarities(text, jsonb, text, uuid[]) from public, anon, authenticated;
 grant execute on function bullpen.memory_similarities(text, jsonb, text, uuid[]) to bullpen_writer, service_role;
+revoke all on function bullpen.memory_vector_coverage(text, text, int) from public, anon, authenticated;
+grant execute on function bullpen.memory_vector_coverage(text, text, int) to bullpen_writer, service_role;
 revoke all on function bullpen.search_handoffs(text, tsquery, int) from public, anon, authenticated;
 grant execute on function bullpen.search_handoffs(text, tsquery, int) to bullpen_writer, service_role;
 revoke all on function bullpen.skill_json(public.skills, boolean) from public, anon, authenticated;

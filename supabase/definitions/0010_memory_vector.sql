@@ -117,6 +117,23 @@ as $$
      and public.vector_dims(e.embedding) = jsonb_array_length(p_embedding)
 $$;
 
+/**
+ * The share of the workspace's objects of this type that have a vector of this model: 1 in steady
+ * state, less while a new model is being rolled out. Counted up to p_candidates, a cheap index walk.
+ */
+create or replace function bullpen.memory_vector_coverage(p_type text, p_model text, p_candidates int)
+returns float8
+language sql stable
+as $$
+  select case when coalesce(p_candidates, 0) = 0 then 1::float8
+    else least(1, (select count(*) from (
+           select 1 from public.memory_embeddings e
+            where e.tenant_id = bullpen.tenant_id() and e.model = p_model and e.object_type = p_type
+            limit p_candidates) x)::float8 / p_candidates) end
+$$;
+
+revoke all on function bullpen.memory_vector_coverage(text, text, int) from public, anon, authenticated;
+grant execute on function bullpen.memory_vector_coverage(text, text, int) to bullpen_writer, service_role;
 revoke all on function bullpen.memory_vector_index(text, int) from public, anon, authenticated;
 grant execute on function bullpen.memory_vector_index(text, int) to service_role;
 revoke all on function bullpen.memory_vector_candidates(text, jsonb, text, int, jsonb) from public, anon, authenticated;
