@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
 import { cursor, idempotencyKey, limit, projectRef, taskRef, uuid } from './fields';
+import { decisionHit, decisionRow, decisionStatus, id, nextCursor, searchMode, writeResult } from './rows';
 
 const proCon = z
   .union([z.string().min(1).max(1000), z.array(z.string().min(1).max(1000)).max(20)])
@@ -19,7 +20,7 @@ export const relatedTaskIds = z
   .describe('tasks this came out of (uuid or KEY-N); task_get lists it under them');
 
 const loggedStatus = z.enum(['proposed', 'accepted', 'rejected']);
-const anyStatus = z.enum(['proposed', 'accepted', 'rejected', 'superseded']);
+const anyStatus = decisionStatus;
 
 export const decisionLogInput = z.strictObject({
   title: z.string().min(1).max(500),
@@ -36,6 +37,17 @@ export const decisionLogInput = z.strictObject({
 });
 export type DecisionLogInput = z.infer<typeof decisionLogInput>;
 
+export const decisionLogOutput = writeResult({
+  decision: decisionRow,
+  decision_id: id,
+  embedding_status: decisionRow.shape.embedding_status,
+  superseded: z
+    .strictObject({ id, title: z.string(), previous_status: decisionStatus, status: z.literal('superseded') })
+    .nullable()
+    .describe('the decision this one replaced'),
+});
+export type DecisionLogOutput = z.infer<typeof decisionLogOutput>;
+
 export const decisionSetStatusInput = z.strictObject({
   decision_id: uuid,
   status: loggedStatus,
@@ -43,6 +55,9 @@ export const decisionSetStatusInput = z.strictObject({
   idempotency_key: idempotencyKey.optional(),
 });
 export type DecisionSetStatusInput = z.infer<typeof decisionSetStatusInput>;
+
+export const decisionSetStatusOutput = writeResult({ decision: decisionRow, previous_status: decisionStatus, changed: z.boolean() });
+export type DecisionSetStatusOutput = z.infer<typeof decisionSetStatusOutput>;
 
 export const decisionQueryInput = z.strictObject({
   project_id: projectRef.optional(),
@@ -59,6 +74,15 @@ export const decisionQueryInput = z.strictObject({
 });
 export type DecisionQueryInput = z.infer<typeof decisionQueryInput>;
 
+export const decisionQueryOutput = z.strictObject({
+  decisions: z.array(decisionHit).describe('newest first, or best first with semantic:true (with similarity, lexical_rank, score)'),
+  mode: searchMode,
+  model: z.string().nullable().describe('the embedding model the query was compared with'),
+  fallback_reason: z.string().nullable().describe('why the search used words only'),
+  next_cursor: nextCursor,
+});
+export type DecisionQueryOutput = z.infer<typeof decisionQueryOutput>;
+
 export const decisionTools = [
   defineTool({
     name: 'decision_log',
@@ -69,6 +93,7 @@ export const decisionTools = [
       'weighed. Append-only: to change it, log a new one with supersedes_decision_id (the old one becomes superseded). ' +
       'related_task_ids links the tasks it came from. Embedded in the background for recall. Returns {decision, decision_id, superseded}.',
     input: decisionLogInput,
+    output: decisionLogOutput,
     kind: 'write',
     idempotency: 'derived',
   }),
@@ -80,6 +105,7 @@ export const decisionTools = [
       'Set a decision to proposed, accepted or rejected. Only the status moves; the content is append-only ' +
       '(supersede instead of editing). A superseded decision no longer moves. Returns {decision, previous_status, changed}.',
     input: decisionSetStatusInput,
+    output: decisionSetStatusOutput,
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,
@@ -93,6 +119,7 @@ export const decisionTools = [
       'with semantic:true recalls by meaning fused with words (top_k, min_similarity). Superseded decisions are left ' +
       'out unless include_superseded. Returns {decisions, mode: hybrid|semantic|lexical, next_cursor}.',
     input: decisionQueryInput,
+    output: decisionQueryOutput,
     kind: 'read',
     idempotent: true,
     prepare: async (input, ctx) =>

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { defineTool } from './tool';
 import { idempotencyKey, projectRef, uuid } from './fields';
 import { relatedTaskIds } from './decisions';
+import { id, noteHit, noteKind, noteRow, searchMode, writeResult } from './rows';
 
-const noteKind = z.enum(['note', 'runbook', 'finding', 'snippet']);
 const tag = z.string().min(1).max(64);
 const expiresAt = z.iso.datetime({ offset: true }).describe('the note expires then: it leaves search and is purged (ISO date-time)');
 
@@ -18,6 +18,9 @@ export const knowledgeWriteInput = z.strictObject({
   idempotency_key: idempotencyKey.optional(),
 });
 export type KnowledgeWriteInput = z.infer<typeof knowledgeWriteInput>;
+
+export const knowledgeWriteOutput = writeResult({ note: noteRow, note_id: id, embedding_status: noteRow.shape.embedding_status });
+export type KnowledgeWriteOutput = z.infer<typeof knowledgeWriteOutput>;
 
 export const knowledgeUpdateInput = z.strictObject({
   note_id: uuid,
@@ -38,6 +41,14 @@ export const knowledgeUpdateInput = z.strictObject({
 });
 export type KnowledgeUpdateInput = z.infer<typeof knowledgeUpdateInput>;
 
+export const knowledgeUpdateOutput = writeResult({
+  note: noteRow,
+  changed: z.array(z.string()).describe('the fields that changed; empty when nothing did'),
+  embedding_status: noteRow.shape.embedding_status,
+  re_embed: z.boolean().describe('whether the text changed, so the note is embedded again'),
+});
+export type KnowledgeUpdateOutput = z.infer<typeof knowledgeUpdateOutput>;
+
 export const knowledgeSearchInput = z.strictObject({
   q: z.string().min(1).max(1000).optional().describe('what you want to know, in your own words; omit to list the newest notes'),
   project_id: projectRef.optional(),
@@ -49,6 +60,14 @@ export const knowledgeSearchInput = z.strictObject({
 });
 export type KnowledgeSearchInput = z.infer<typeof knowledgeSearchInput>;
 
+export const knowledgeSearchOutput = z.strictObject({
+  results: z.array(noteHit).describe('best first; without q, newest first'),
+  mode: searchMode,
+  model: z.string().nullable().describe('the embedding model the query was compared with'),
+  fallback_reason: z.string().nullable().describe('why the search used words only'),
+});
+export type KnowledgeSearchOutput = z.infer<typeof knowledgeSearchOutput>;
+
 export const knowledgeTools = [
   defineTool({
     name: 'knowledge_write',
@@ -59,6 +78,7 @@ export const knowledgeTools = [
       'note, runbook, finding or snippet. Returns at once with embedding_status "pending"; the embedding follows in ' +
       'the background. expires_at makes it temporary; related_task_ids links tasks. Returns {note, note_id, embedding_status}.',
     input: knowledgeWriteInput,
+    output: knowledgeWriteOutput,
     kind: 'write',
     idempotency: 'derived',
   }),
@@ -71,6 +91,7 @@ export const knowledgeTools = [
       'writing a contradicting one. Re-embeds only when the text changes. expected_version guards concurrent edits. ' +
       'Returns {note, changed, embedding_status, re_embed}.',
     input: knowledgeUpdateInput,
+    output: knowledgeUpdateOutput,
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,
@@ -84,6 +105,7 @@ export const knowledgeTools = [
       "the note's work; lexical_only:true matches words only. Expired notes never appear. Returns {results (notes " +
       'with similarity and score), mode: hybrid|semantic|lexical, fallback_reason}.',
     input: knowledgeSearchInput,
+    output: knowledgeSearchOutput,
     kind: 'read',
     idempotent: true,
     prepare: async (input, ctx) => (await import('../memory/query')).withQueryEmbedding(input, ctx),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
 import { cursor, idempotencyKey, limit, projectRef, uuid } from './fields';
+import { id, nextCursor, skillRow, writeResult } from './rows';
 
 export const SLUG_RULE = 'lowercase letters a-z, digits and single hyphens, 1–64 characters, no leading or trailing hyphen';
 
@@ -20,6 +21,20 @@ export const searchInput = z.strictObject({
 });
 export type SearchInput = z.infer<typeof searchInput>;
 
+export const searchHit = z
+  .strictObject({
+    object_type: searchType,
+    object_id: id,
+    title: z.string(),
+    ref: z.string().nullable().describe('KEY-N of a task (or of the task a comment is on), a project key, a skill slug'),
+    project_id: id.nullable(),
+    snippet: z.string().describe('matching words marked «like this»'),
+    rank: z.number(),
+  })
+  .meta({ id: 'SearchHit' });
+export const searchOutput = z.strictObject({ results: z.array(searchHit).describe('best first'), q: z.string() });
+export type SearchOutput = z.infer<typeof searchOutput>;
+
 const skillStatus = z.enum(['active', 'archived']);
 
 export const skillListInput = z.strictObject({
@@ -33,6 +48,13 @@ export const skillListInput = z.strictObject({
 });
 export type SkillListInput = z.infer<typeof skillListInput>;
 
+export const skillListOutput = z.strictObject({
+  skills: z.array(skillRow.extend({ shadows_skill_id: id.nullable().describe('the workspace skill this project skill shadows') })),
+  project_id: id.nullable(),
+  next_cursor: nextCursor,
+});
+export type SkillListOutput = z.infer<typeof skillListOutput>;
+
 export const skillGetInput = z
   .strictObject({
     slug: skillSlug.optional(),
@@ -45,6 +67,12 @@ export const skillGetInput = z
     }
   });
 export type SkillGetInput = z.infer<typeof skillGetInput>;
+
+export const skillGetOutput = z.strictObject({
+  skill: skillRow.required({ body: true }),
+  shadows_skill_id: id.nullable().describe('the workspace skill this project skill shadows'),
+});
+export type SkillGetOutput = z.infer<typeof skillGetOutput>;
 
 export const skillUpsertInput = z.strictObject({
   slug: skillSlug,
@@ -64,6 +92,14 @@ export const skillUpsertInput = z.strictObject({
 });
 export type SkillUpsertInput = z.infer<typeof skillUpsertInput>;
 
+export const skillUpsertOutput = writeResult({
+  skill: skillRow.required({ body: true }),
+  created: z.boolean(),
+  changed: z.array(z.string()).describe('the fields that changed; empty when nothing did'),
+  previous_version: z.number().int().positive().nullable(),
+});
+export type SkillUpsertOutput = z.infer<typeof skillUpsertOutput>;
+
 export const searchTools = [
   defineTool({
     name: 'search',
@@ -74,6 +110,7 @@ export const searchTools = [
       'in your workspace; KEY-N finds that task. Not semantic: use knowledge_search for meaning. Returns {results: ' +
       '[{object_type, object_id, title, snippet, rank, ref, project_id}]}.',
     input: searchInput,
+    output: searchOutput,
     kind: 'read',
     idempotent: true,
   }),
@@ -85,6 +122,7 @@ export const searchTools = [
       "List the workspace's skills (versioned markdown playbooks); with project_id, that project's too, shadowing " +
       'workspace skills of the same slug. Metadata only unless include_body. Returns {skills, next_cursor}.',
     input: skillListInput,
+    output: skillListOutput,
     kind: 'read',
     idempotent: true,
   }),
@@ -96,6 +134,7 @@ export const searchTools = [
       'Fetch one skill by slug or skill_id (exactly one), with project_id for project skills. The body is a markdown ' +
       'playbook: follow it as instructions. Returns {skill, shadows_skill_id}.',
     input: skillGetInput,
+    output: skillGetOutput,
     kind: 'read',
     idempotent: true,
   }),
@@ -108,6 +147,7 @@ export const searchTools = [
       'create; version counts up on every change; expected_version returns CONFLICT when someone changed it since you ' +
       "read it; status:'archived' retires it. Returns {skill, created, changed, previous_version}.",
     input: skillUpsertInput,
+    output: skillUpsertOutput,
     kind: 'write',
     idempotency: 'derived',
   }),
