@@ -162,9 +162,9 @@ export async function queueModelChange(db: Db, model: string): Promise<number> {
   if (!(await vectorsAvailable(db))) return 0;
   const [a] = await db.query<{ n: number }>(
     `with n as (update public.knowledge_notes set embedding_status = 'pending', embedding_attempts = 0, embedding_retry_at = null
-                 where embedding_status in ('ready', 'failed') and embedding_model is distinct from $1 returning 1),
+                 where embedding_status in ('ready', 'failed') and embedding_model is not null and embedding_model <> $1 returning 1),
           d as (update public.decisions set embedding_status = 'pending', embedding_attempts = 0, embedding_retry_at = null
-                 where embedding_status in ('ready', 'failed') and embedding_model is distinct from $1 returning 1)
+                 where embedding_status in ('ready', 'failed') and embedding_model is not null and embedding_model <> $1 returning 1)
      select ((select count(*) from n) + (select count(*) from d))::int as n`,
     [model],
   );

@@ -38,7 +38,7 @@ create or replace function bullpen.memory_wake(p_run_at timestamptz default now(
 language plpgsql
 as $$
 begin
-  if bullpen.memory_vectors_available() and to_regprocedure('bullpen.job_enqueue(text,jsonb,timestamptz,text,integer)') is not null then
+  if bullpen.memory_vectors_available() then
     perform bullpen.job_enqueue('memory.embed', jsonb_build_object('reason', 'write'), p_run_at, 'memory.embed', 8);
   end if;
 end

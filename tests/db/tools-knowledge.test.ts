@@ -218,6 +218,22 @@ describe('the OpenAI path, against a local stand-in of the embeddings API', () =
   });
   afterAll(() => vdb.drop());
 
+  it('a write wakes the background job (one per workspace), and the worker embeds the notes', async () => {
+    const { JobWorker } = await import('../../lib/jobs');
+    setEmbedder(localEmbedder());
+    const w1 = ok(await V.agent.call('knowledge_write', { title: 'Job one', body: 'first note for the worker' }));
+    const w2 = ok(await V.agent.call('decision_log', { title: 'Job two', choice: 'second object for the worker' }));
+    const jobs = await vdb.query<{ kind: string; key: string; tenant_id: string }>(`select kind, key, tenant_id from bullpen.jobs where status = 'pending' and kind = 'memory.embed'`);
+    expect(jobs).toEqual([{ kind: 'memory.embed', key: 'memory.embed', tenant_id: V.id }]);
+    const worker = new JobWorker(vdb);
+    expect(await worker.drain()).toBeGreaterThanOrEqual(1);
+    expect(await vrow(w1.note_id)).toMatchObject({ embedding_status: 'ready', embedding_model: LOCAL_MODEL });
+    const [d] = await vdb.query<{ embedding_status: string }>(`select embedding_status from public.decisions where id = $1`, [w2.decision_id]);
+    expect(d.embedding_status).toBe('ready');
+    const [left] = await vdb.query<{ n: number }>(`select count(*)::int as n from bullpen.jobs where kind = 'memory.embed'`);
+    expect(left.n).toBe(0);
+  });
+
   it('an outage leaves writes ok and notes pending; after recovery they become ready', async () => {
     const openai = openaiEmbedder({ apiKey: 'test-key', baseURL: standIn.baseURL });
     setEmbedder(openai);
@@ -262,8 +278,9 @@ describe('the OpenAI path, against a local stand-in of the embeddings API', () =
     const openai = openaiEmbedder({ apiKey: 'test-key', baseURL: standIn.baseURL });
     setEmbedder(openai);
     const queued = await queueModelChange(vdb, openai.model);
-    // the five notes, and the one that failed gets another chance under the new model
-    expect(queued).toBe(NOTES.length + 1);
+    // everything the local model embedded: the five notes and the job test's note and decision
+    // (the note that never embedded stays failed)
+    expect(queued).toBe(NOTES.length + 2);
     const id = vids['Restarting the invoice consumer'];
     expect(await vrow(id)).toMatchObject({ embedding_status: 'pending', embedding_model: LOCAL_MODEL });
     const meanwhile = ok(await V.agent.call('knowledge_search', { q: 'restart the invoice consumer' }));
