@@ -18,7 +18,8 @@ const field = 'w-full rounded-md border border-zinc-200 px-2.5 text-[13px] place
 type Draft = { slug: string; name: string; description: string; body: string; tags: string; base: number | null };
 
 /**
- * Edits a skill with the version it was read at: a save while someone else saved a newer version
+ * Edits a skill with the version it was read at (the draft is taken once, when editing starts; a
+ * live update of the skill meanwhile does not replace it): a save while someone else saved a newer version
  * is refused (CONFLICT) and shown, never overwritten; the person reloads theirs or keeps editing.
  */
 function SkillEditor({ skill, projectId, onDone }: { skill: SkillRow | null; projectId: string; onDone: (slug: string) => void }) {
@@ -151,7 +152,7 @@ export function SkillsView() {
         </aside>
         <section className="min-w-0 flex-1 overflow-y-auto p-5">
           {editing === 'new' && <SkillEditor key="new" skill={null} projectId={project} onDone={(slug) => { setEditing(null); select(slug); }} />}
-          {editing === 'edit' && skill && <SkillEditor key={`${skill.id}:${skill.version}`} skill={skill} projectId={project} onDone={(slug) => { setEditing(null); select(slug); }} />}
+          {editing === 'edit' && skill && <SkillEditor key={skill.id} skill={skill} projectId={project} onDone={(slug) => { setEditing(null); select(slug); }} />}
           {!editing && skill && (
             <article data-testid="skill-detail">
               <div className="flex items-start gap-2">

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { agent, agentKey, signIn, uniqueKey } from './helpers';
+import { agent, agentKey, server, signIn, uniqueKey } from './helpers';
 
 /**
  * The memory pages in a real browser, in a workspace of their own: decisions appear live when an
@@ -33,7 +33,7 @@ test('an agent logs a decision and it appears live on the timeline', async ({ pa
 
 test('superseding from the console shows the chain both ways', async ({ page }) => {
   await signIn(page, 'Mona Memory', WS);
-  await page.goto('/decisions');
+  await page.goto(`${server().url}/decisions`);
   const old = page.locator('[data-testid="decision"]', { hasText: 'Money as integer cents' });
   await old.getByTestId('decision-title').click();
   await old.getByTestId('supersede').click();
@@ -68,7 +68,7 @@ test('the palette (Ctrl-K) finds a task by a word of its title and opens it', as
   await expect(hit).toContainText(`${pk}-1`);
   await page.keyboard.press('Enter');
   await expect(page).toHaveURL(new RegExp(`/projects/${pk}\\?task=${pk}-1$`));
-  await expect(page.getByRole('dialog').getByText('Recalibrate the flux capacitor').first()).toBeVisible();
+  await expect(page.getByTestId('drawer-title')).toHaveText('Recalibrate the flux capacitor');
 });
 
 test('notes show their embedding status, and search by meaning says its mode', async ({ page }) => {
@@ -83,7 +83,7 @@ test('notes show their embedding status, and search by meaning says its mode', a
   expect(note).toMatchObject({ ok: true, embedding_status: 'pending' });
   await bot.close();
   await signIn(page, 'Mona Memory', WS);
-  await page.goto('/knowledge');
+  await page.goto(`${server().url}/knowledge`);
   const row = page.locator(`[data-note-id="${note.note_id}"]`);
   // the server's job worker embeds it in the background; the page follows
   await expect(row.getByTestId('embedding-status')).toHaveAttribute('data-status', 'ready', { timeout: 30_000 });
@@ -100,7 +100,7 @@ test('a skill edited meanwhile by an agent shows the conflict instead of overwri
   const bot = await agent(key);
   expect((await bot.call('skill_upsert', { slug: 'release-checklist', description: 'Use when shipping', body: '# Release\n\n1. Tag' })).ok).toBe(true);
   await signIn(page, 'Mona Memory', WS);
-  await page.goto('/skills?slug=release-checklist');
+  await page.goto(`${server().url}/skills?slug=release-checklist`);
   await expect(page.getByTestId('skill-detail')).toContainText('v1');
   await page.getByTestId('skill-edit').click();
   await page.getByTestId('skill-editor').getByLabel('Body').fill('# Release\n\n1. Tag\n2. Push (from the console)');
