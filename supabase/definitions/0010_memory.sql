@@ -393,9 +393,7 @@ begin
     if v_q is null then
       perform bullpen.fail('VALIDATION_ERROR', 'q: semantic recall needs a query', 'pass q, or drop semantic to list decisions');
     end if;
-    v_fused := bullpen.memory_fuse('decision', p, array(
-      select d.id from public.decisions d
-       where d.tenant_id = bullpen.tenant_id() and bullpen.decision_matches(d, v_project, v_statuses, v_since, v_task)),
+    v_fused := bullpen.memory_fuse('decision', p,
       jsonb_build_object('project_id', v_project, 'statuses', to_jsonb(v_statuses), 'since', v_since, 'task_id', v_task));
     return jsonb_build_object(
       'decisions', (select coalesce(jsonb_agg(bullpen.decision_json(d) || jsonb_build_object(
@@ -571,15 +569,24 @@ as $$
      and (n.expires_at is null or n.expires_at > now())
 $$;
 
+/** The share of the query's lexemes (0–1) that a document's search vector contains. */
+create or replace function bullpen.lexeme_coverage(p_search tsvector, p_lexemes text[]) returns float8
+language sql immutable
+as $$
+  select case when coalesce(cardinality(p_lexemes), 0) = 0 then 0::float8
+    else (select count(*) from unnest(p_lexemes) l where p_search @@ quote_literal(l)::tsquery)::float8 / cardinality(p_lexemes) end
+$$;
+
 /**
  * Hybrid recall over one kind of memory (note or decision). p carries q, top_k, min_similarity,
  * lexical_only, and — when the server embedded the query — query_embedding and embedding_model.
- * p_ids is the filtered candidate set for the lexical arm; p_filter repeats the filters for the
- * vector arm, which applies them inside the index scan (see bullpen.memory_vector_candidates).
+ * p_filter holds the filters (project, kind, tags; statuses, since, task) that both arms apply
+ * inside their scans, so neither ranks a row the caller excluded nor runs short because of them.
  * Both arms rank up to `depth` rows; reciprocal rank fusion sums w/(k + rank) over the arms.
  * Returns {results: [{id, similarity, lexical_rank, score, ord}], mode, model, fallback_reason}.
  */
-create or replace function bullpen.memory_fuse(p_type text, p jsonb, p_ids uuid[], p_filter jsonb) returns jsonb
+drop function if exists bullpen.memory_fuse(text, jsonb, uuid[], jsonb);
+create or replace function bullpen.memory_fuse(p_type text, p jsonb, p_filter jsonb) returns jsonb
 language plpgsql stable
 as $$
 declare
@@ -587,11 +594,15 @@ declare
   v_top int := greatest(1, least(coalesce((p ->> 'top_k')::int, 10), 100));
   v_min float8 := (p ->> 'min_similarity')::float8;
   v_fusion jsonb := coalesce(p -> 'fusion', '{}'::jsonb);
-  v_k float8 := coalesce((v_fusion ->> 'k')::float8, 60);
+  v_k float8 := coalesce((v_fusion ->> 'k')::float8, 30);
   v_wv float8 := coalesce((v_fusion ->> 'vector_weight')::float8, 1);
   v_wl float8 := coalesce((v_fusion ->> 'lexical_weight')::float8, 1);
   v_depth int := greatest(v_top, least(coalesce((v_fusion ->> 'depth')::int, greatest(v_top * 5, 50)), 1000));
   v_tsq tsquery := bullpen.any_words_query(v_q);
+  v_lexemes text[] := array(select distinct t.lexeme from unnest(pg_catalog.to_tsvector('english'::regconfig, v_q)) t);
+  v_by_coverage boolean := coalesce((v_fusion ->> 'coverage')::boolean, true);
+  v_tags text[] := case when jsonb_typeof(p_filter -> 'tags') = 'array' then bullpen.text_array(p_filter -> 'tags') end;
+  v_statuses text[] := bullpen.text_array(p_filter -> 'statuses');
   v_vector boolean := p ? 'query_embedding' and jsonb_typeof(p -> 'query_embedding') = 'array'
                       and not coalesce((p ->> 'lexical_only')::boolean, false) and bullpen.memory_vectors_available();
   v_vec jsonb := '[]';
@@ -606,25 +617,30 @@ begin
     v_vec := bullpen.memory_vector_candidates(p_type, p -> 'query_embedding', p ->> 'embedding_model', v_depth, p_filter);
     -- while a new model is being rolled out, few rows have its vectors: the vector arm then
     -- speaks for that share of the workspace only, and its weight follows
-    v_coverage := bullpen.memory_vector_coverage(p_type, p ->> 'embedding_model', cardinality(p_ids));
+    v_coverage := bullpen.memory_vector_coverage(p_type, p ->> 'embedding_model', p_filter);
     v_wv := v_wv * v_coverage;
   end if;
   if coalesce((v_fusion ->> 'vector_only')::boolean, false) then
     v_lex := '[]';
   elsif p_type = 'note' then
-    select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank) order by x.rank desc, x.id), '[]') into v_lex from (
-      select n.id, pg_catalog.ts_rank_cd(n.search, v_tsq, 1) + 0.3 * public.word_similarity(v_q, n.title) as rank
+    select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', bullpen.lexeme_coverage(x.search, v_lexemes))
+             order by x.rank desc, x.id), '[]') into v_lex from (
+      select n.id, n.search, pg_catalog.ts_rank_cd(n.search, v_tsq, 1) + 0.3 * public.word_similarity(v_q, n.title) as rank
         from public.knowledge_notes n
-       where n.tenant_id = bullpen.tenant_id() and n.id = any (p_ids)
+       where n.tenant_id = bullpen.tenant_id()
+         and bullpen.note_matches(n, (p_filter ->> 'project_id')::uuid, p_filter ->> 'kind', v_tags)
          and (n.search @@ v_tsq or n.title operator(public.%) v_q or v_q operator(public.<%) n.title)
-       order by 2 desc, n.id limit v_depth) x;
+       order by 3 desc, n.id limit v_depth) x;
   else
-    select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank) order by x.rank desc, x.id), '[]') into v_lex from (
-      select d.id, pg_catalog.ts_rank_cd(d.search, v_tsq, 1) + 0.3 * public.word_similarity(v_q, d.title) as rank
+    select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', bullpen.lexeme_coverage(x.search, v_lexemes))
+             order by x.rank desc, x.id), '[]') into v_lex from (
+      select d.id, d.search, pg_catalog.ts_rank_cd(d.search, v_tsq, 1) + 0.3 * public.word_similarity(v_q, d.title) as rank
         from public.decisions d
-       where d.tenant_id = bullpen.tenant_id() and d.id = any (p_ids)
+       where d.tenant_id = bullpen.tenant_id()
+         and bullpen.decision_matches(d, (p_filter ->> 'project_id')::uuid, v_statuses, (p_filter ->> 'since')::timestamptz,
+                                      (p_filter ->> 'task_id')::uuid)
          and (d.search @@ v_tsq or d.title operator(public.%) v_q or v_q operator(public.<%) d.title)
-       order by 2 desc, d.id limit v_depth) x;
+       order by 3 desc, d.id limit v_depth) x;
   end if;
   if coalesce((v_fusion ->> 'lexical_only_arm')::boolean, false) then
     v_vec := '[]';
@@ -642,7 +658,7 @@ begin
         from jsonb_array_elements(v_vec) with ordinality as y(e, i)) x
      where x.similarity > 0
   ), lex as (
-    select (e ->> 'id')::uuid as id, (e ->> 'rank')::float8 as rank, i as r
+    select (e ->> 'id')::uuid as id, (e ->> 'rank')::float8 as rank, coalesce((e ->> 'coverage')::float8, 1) as coverage, i as r
       from jsonb_array_elements(v_lex) with ordinality as x(e, i)
   ), sims as (
     select (e ->> 'id')::uuid as id, (e ->> 'similarity')::float8 as similarity from jsonb_array_elements(v_sims) e
@@ -650,7 +666,10 @@ begin
     select coalesce(vec.id, lex.id) as id,
            coalesce(vec.similarity, sims.similarity) as similarity,
            lex.rank as lexical_rank,
-           coalesce(v_wv / (v_k + vec.r), 0) + coalesce(v_wl / (v_k + lex.r), 0) as score
+           -- a word match counts for the share of the query's words it covers: one common word out
+           -- of six is weak evidence, whatever rank it reached in the word arm
+           coalesce(v_wv / (v_k + vec.r), 0)
+             + coalesce(v_wl * case when v_by_coverage then lex.coverage else 1 end / (v_k + lex.r), 0) as score
       from vec full join lex on lex.id = vec.id
       left join sims on sims.id = lex.id
   ), kept as (
@@ -702,9 +721,7 @@ begin
            order by n.updated_at desc, n.id desc limit v_top) n),
       'mode', 'lexical', 'model', null, 'fallback_reason', 'no query: newest notes first');
   end if;
-  v_fused := bullpen.memory_fuse('note', p, array(
-      select n.id from public.knowledge_notes n
-       where n.tenant_id = bullpen.tenant_id() and bullpen.note_matches(n, v_project, v_kind, v_tags)),
+  v_fused := bullpen.memory_fuse('note', p,
     jsonb_build_object('project_id', v_project, 'kind', v_kind, 'tags', to_jsonb(v_tags)));
   return jsonb_build_object(
     'results', (select coalesce(jsonb_agg(bullpen.note_json(n) || jsonb_build_object(
@@ -726,7 +743,8 @@ returns jsonb
 language plpgsql stable
 as $$ begin return '[]'::jsonb; end $$;
 
-create or replace function bullpen.memory_vector_coverage(p_type text, p_model text, p_candidates int)
+drop function if exists bullpen.memory_vector_coverage(text, text, jsonb);
+create or replace function bullpen.memory_vector_coverage(p_type text, p_model text, p_filter jsonb)
 returns float8
 language plpgsql stable
 as $$ begin return 0; end $$;
@@ -1192,14 +1210,16 @@ revoke all on function bullpen.decision_matches(public.decisions, uuid, text[], 
 grant execute on function bullpen.decision_matches(public.decisions, uuid, text[], timestamptz, uuid) to bullpen_writer, service_role;
 revoke all on function bullpen.note_matches(public.knowledge_notes, uuid, text, text[]) from public, anon, authenticated;
 grant execute on function bullpen.note_matches(public.knowledge_notes, uuid, text, text[]) to bullpen_writer, service_role;
-revoke all on function bullpen.memory_fuse(text, jsonb, uuid[], jsonb) from public, anon, authenticated;
-grant execute on function bullpen.memory_fuse(text, jsonb, uuid[], jsonb) to bullpen_writer, service_role;
+revoke all on function bullpen.lexeme_coverage(tsvector, text[]) from public, anon, authenticated;
+grant execute on function bullpen.lexeme_coverage(tsvector, text[]) to bullpen_writer, service_role;
+revoke all on function bullpen.memory_fuse(text, jsonb, jsonb) from public, anon, authenticated;
+grant execute on function bullpen.memory_fuse(text, jsonb, jsonb) to bullpen_writer, service_role;
 revoke all on function bullpen.memory_vector_candidates(text, jsonb, text, int, jsonb) from public, anon, authenticated;
 grant execute on function bullpen.memory_vector_candidates(text, jsonb, text, int, jsonb) to bullpen_writer, service_role;
 revoke all on function bullpen.memory_similarities(text, jsonb, text, uuid[]) from public, anon, authenticated;
 grant execute on function bullpen.memory_similarities(text, jsonb, text, uuid[]) to bullpen_writer, service_role;
-revoke all on function bullpen.memory_vector_coverage(text, text, int) from public, anon, authenticated;
-grant execute on function bullpen.memory_vector_coverage(text, text, int) to bullpen_writer, service_role;
+revoke all on function bullpen.memory_vector_coverage(text, text, jsonb) from public, anon, authenticated;
+grant execute on function bullpen.memory_vector_coverage(text, text, jsonb) to bullpen_writer, service_role;
 revoke all on function bullpen.search_handoffs(text, tsquery, int) from public, anon, authenticated;
 grant execute on function bullpen.search_handoffs(text, tsquery, int) to bullpen_writer, service_role;
 revoke all on function bullpen.skill_json(public.skills, boolean) from public, anon, authenticated;

@@ -118,22 +118,45 @@ as $$
 $$;
 
 /**
- * The share of the workspace's objects of this type that have a vector of this model: 1 in steady
- * state, less while a new model is being rolled out. Counted up to p_candidates, a cheap index walk.
+ * The share (0–1) of the filtered objects that have a vector of this model: 1 in steady state,
+ * less while a new model is being rolled out. Both counts stop at 2000, a bounded index walk.
  */
-create or replace function bullpen.memory_vector_coverage(p_type text, p_model text, p_candidates int)
+create or replace function bullpen.memory_vector_coverage(p_type text, p_model text, p_filter jsonb)
 returns float8
-language sql stable
+language plpgsql stable
 as $$
-  select case when coalesce(p_candidates, 0) = 0 then 1::float8
-    else least(1, (select count(*) from (
-           select 1 from public.memory_embeddings e
-            where e.tenant_id = bullpen.tenant_id() and e.model = p_model and e.object_type = p_type
-            limit p_candidates) x)::float8 / p_candidates) end
+declare
+  v_tags text[] := case when jsonb_typeof(p_filter -> 'tags') = 'array' then bullpen.text_array(p_filter -> 'tags') end;
+  v_statuses text[] := bullpen.text_array(p_filter -> 'statuses');
+  v_objects int;
+  v_vectors int;
+begin
+  if p_type = 'note' then
+    select count(*) into v_objects from (select 1 from public.knowledge_notes n
+      where n.tenant_id = bullpen.tenant_id() and bullpen.note_matches(n, (p_filter ->> 'project_id')::uuid, p_filter ->> 'kind', v_tags)
+      limit 2000) x;
+    select count(*) into v_vectors from (select 1 from public.memory_embeddings e
+      join public.knowledge_notes n on n.tenant_id = e.tenant_id and n.id = e.note_id
+      where e.tenant_id = bullpen.tenant_id() and e.model = p_model and e.object_type = 'note'
+        and bullpen.note_matches(n, (p_filter ->> 'project_id')::uuid, p_filter ->> 'kind', v_tags)
+      limit 2000) x;
+  else
+    select count(*) into v_objects from (select 1 from public.decisions d
+      where d.tenant_id = bullpen.tenant_id()
+        and bullpen.decision_matches(d, (p_filter ->> 'project_id')::uuid, v_statuses, (p_filter ->> 'since')::timestamptz, (p_filter ->> 'task_id')::uuid)
+      limit 2000) x;
+    select count(*) into v_vectors from (select 1 from public.memory_embeddings e
+      join public.decisions d on d.tenant_id = e.tenant_id and d.id = e.decision_id
+      where e.tenant_id = bullpen.tenant_id() and e.model = p_model and e.object_type = 'decision'
+        and bullpen.decision_matches(d, (p_filter ->> 'project_id')::uuid, v_statuses, (p_filter ->> 'since')::timestamptz, (p_filter ->> 'task_id')::uuid)
+      limit 2000) x;
+  end if;
+  return case when v_objects = 0 then 1 else least(1, v_vectors::float8 / v_objects) end;
+end
 $$;
 
-revoke all on function bullpen.memory_vector_coverage(text, text, int) from public, anon, authenticated;
-grant execute on function bullpen.memory_vector_coverage(text, text, int) to bullpen_writer, service_role;
+revoke all on function bullpen.memory_vector_coverage(text, text, jsonb) from public, anon, authenticated;
+grant execute on function bullpen.memory_vector_coverage(text, text, jsonb) to bullpen_writer, service_role;
 revoke all on function bullpen.memory_vector_index(text, int) from public, anon, authenticated;
 grant execute on function bullpen.memory_vector_index(text, int) to service_role;
 revoke all on function bullpen.memory_vector_candidates(text, jsonb, text, int, jsonb) from public, anon, authenticated;
