@@ -196,7 +196,7 @@ async function main() {
   await db.exec('analyze public.knowledge_notes; analyze public.memory_embeddings;');
   const loadS = (performance.now() - tl) / 1000;
   const bigCtx = { db, claims: big };
-  const timings = { tool: [] as number[], rpc: [] as number[] };
+  const timings = { tool: [] as number[], rpc: [] as number[], vector: [] as number[] };
   const modes = new Set<string>();
   for (let round2 = 0; round2 < 2; round2++) {
     for (let i = 0; i < set.queries.length; i++) {
@@ -207,6 +207,9 @@ async function main() {
       const t2 = performance.now();
       await db.call(big, 'knowledge_search', { q: set.queries[i].q, top_k: 10, query_embedding: qv[i], embedding_model: LOCAL_MODEL });
       timings.rpc.push(performance.now() - t2);
+      const t4 = performance.now();
+      await db.call(big, 'knowledge_search', { q: set.queries[i].q, top_k: 10, query_embedding: qv[i], embedding_model: LOCAL_MODEL, fusion: { vector_only: true } });
+      timings.vector.push(performance.now() - t4);
     }
   }
   const lexical: number[] = [];
@@ -228,6 +231,8 @@ async function main() {
     tool_p95_ms: percentile(sorted(timings.tool), 95),
     rpc_p50_ms: percentile(sorted(timings.rpc), 50),
     rpc_p95_ms: percentile(sorted(timings.rpc), 95),
+    vector_arm_p50_ms: percentile(sorted(timings.vector), 50),
+    vector_arm_p95_ms: percentile(sorted(timings.vector), 95),
     lexical_only_p50_ms: percentile(sorted(lexical), 50),
     lexical_only_p95_ms: percentile(sorted(lexical), 95),
     note: 'tool = executor incl. embedding the query with the local model; rpc = the hybrid SQL alone (HNSW with iterative scan + full text, fused)',

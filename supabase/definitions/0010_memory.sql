@@ -623,24 +623,43 @@ begin
   if coalesce((v_fusion ->> 'vector_only')::boolean, false) then
     v_lex := '[]';
   elsif p_type = 'note' then
+    -- full text first (its GIN index answers it); trigram title matches only when words found too
+    -- little: they catch typos and identifiers, and cost a trigram comparison per row
     select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', bullpen.lexeme_coverage(x.search, v_lexemes))
              order by x.rank desc, x.id), '[]') into v_lex from (
-      select n.id, n.search, pg_catalog.ts_rank_cd(n.search, v_tsq, 1) + 0.3 * public.word_similarity(v_q, n.title) as rank
+      select n.id, n.search, pg_catalog.ts_rank_cd(n.search, v_tsq, 1) as rank
         from public.knowledge_notes n
-       where n.tenant_id = bullpen.tenant_id()
+       where n.tenant_id = bullpen.tenant_id() and n.search @@ v_tsq
          and bullpen.note_matches(n, (p_filter ->> 'project_id')::uuid, p_filter ->> 'kind', v_tags)
-         and (n.search @@ v_tsq or n.title operator(public.%) v_q or v_q operator(public.<%) n.title)
        order by 3 desc, n.id limit v_depth) x;
+    if jsonb_array_length(v_lex) < v_top then
+      select v_lex || coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', 0.5) order by x.rank desc, x.id), '[]') into v_lex from (
+        select n.id, 0.3 * public.word_similarity(v_q, n.title) as rank
+          from public.knowledge_notes n
+         where n.tenant_id = bullpen.tenant_id() and (n.title operator(public.%) v_q or v_q operator(public.<%) n.title)
+           and bullpen.note_matches(n, (p_filter ->> 'project_id')::uuid, p_filter ->> 'kind', v_tags)
+           and not exists (select 1 from jsonb_array_elements(v_lex) l where (l ->> 'id')::uuid = n.id)
+         order by 2 desc, n.id limit v_depth) x;
+    end if;
   else
     select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', bullpen.lexeme_coverage(x.search, v_lexemes))
              order by x.rank desc, x.id), '[]') into v_lex from (
-      select d.id, d.search, pg_catalog.ts_rank_cd(d.search, v_tsq, 1) + 0.3 * public.word_similarity(v_q, d.title) as rank
+      select d.id, d.search, pg_catalog.ts_rank_cd(d.search, v_tsq, 1) as rank
         from public.decisions d
-       where d.tenant_id = bullpen.tenant_id()
+       where d.tenant_id = bullpen.tenant_id() and d.search @@ v_tsq
          and bullpen.decision_matches(d, (p_filter ->> 'project_id')::uuid, v_statuses, (p_filter ->> 'since')::timestamptz,
                                       (p_filter ->> 'task_id')::uuid)
-         and (d.search @@ v_tsq or d.title operator(public.%) v_q or v_q operator(public.<%) d.title)
        order by 3 desc, d.id limit v_depth) x;
+    if jsonb_array_length(v_lex) < v_top then
+      select v_lex || coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', 0.5) order by x.rank desc, x.id), '[]') into v_lex from (
+        select d.id, 0.3 * public.word_similarity(v_q, d.title) as rank
+          from public.decisions d
+         where d.tenant_id = bullpen.tenant_id() and (d.title operator(public.%) v_q or v_q operator(public.<%) d.title)
+           and bullpen.decision_matches(d, (p_filter ->> 'project_id')::uuid, v_statuses, (p_filter ->> 'since')::timestamptz,
+                                        (p_filter ->> 'task_id')::uuid)
+           and not exists (select 1 from jsonb_array_elements(v_lex) l where (l ->> 'id')::uuid = d.id)
+         order by 2 desc, d.id limit v_depth) x;
+    end if;
   end if;
   if coalesce((v_fusion ->> 'lexical_only_arm')::boolean, false) then
     v_vec := '[]';

@@ -53,15 +53,20 @@ begin
   if p_model is null or v_dims = 0 then
     return '[]'::jsonb;
   end if;
-  -- how many vectors pass the filters, counted up to the point where an index walk pays off
-  if p_type = 'note' then
+  -- how many vectors could match, counted up to the point where an index walk pays off: the
+  -- workspace's vectors of this model (an index-only count); when filters narrow the set, the rows
+  -- that pass them
+  select count(*) into v_small from (
+    select 1 from public.memory_embeddings e
+     where e.tenant_id = bullpen.tenant_id() and e.model = p_model and e.object_type = p_type limit 2000) x;
+  if v_small >= 2000 and p_type = 'note' and (p_filter ->> 'project_id' is not null or p_filter ->> 'kind' is not null or cardinality(v_tags) > 0) then
     select count(*) into v_small from (
       select 1 from public.memory_embeddings e
         join public.knowledge_notes n on n.tenant_id = e.tenant_id and n.id = e.note_id
        where e.tenant_id = bullpen.tenant_id() and e.model = p_model and e.object_type = 'note'
          and bullpen.note_matches(n, (p_filter ->> 'project_id')::uuid, p_filter ->> 'kind', v_tags)
        limit 2000) x;
-  else
+  elsif v_small >= 2000 and p_type = 'decision' and (p_filter ->> 'project_id' is not null or p_filter ->> 'since' is not null or p_filter ->> 'task_id' is not null) then
     select count(*) into v_small from (
       select 1 from public.memory_embeddings e
         join public.decisions d on d.tenant_id = e.tenant_id and d.id = e.decision_id
@@ -131,6 +136,14 @@ declare
   v_objects int;
   v_vectors int;
 begin
+  -- in steady state nothing waits for an embedding, and every vector is of the current model
+  if p_type = 'note' and not exists (select 1 from public.knowledge_notes n where n.tenant_id = bullpen.tenant_id()
+                                       and n.embedding_status in ('pending', 'unavailable')) then
+    return 1;
+  elsif p_type = 'decision' and not exists (select 1 from public.decisions d where d.tenant_id = bullpen.tenant_id()
+                                              and d.embedding_status in ('pending', 'unavailable')) then
+    return 1;
+  end if;
   if p_type = 'note' then
     select count(*) into v_objects from (select 1 from public.knowledge_notes n
       where n.tenant_id = bullpen.tenant_id() and bullpen.note_matches(n, (p_filter ->> 'project_id')::uuid, p_filter ->> 'kind', v_tags)
