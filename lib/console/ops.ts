@@ -61,22 +61,6 @@ export function addComment(who: Who, input: unknown): Promise<Envelope> {
 // Feeds
 // ---------------------------------------------------------------------------------------------
 
-export const activityFeedInput = z.strictObject({
-  project_id: z.guid().optional(),
-  actor_id: z.guid().optional(),
-  object_id: z.guid().optional(),
-  before: z.coerce.number().int().positive().optional(),
-  limit: z.coerce.number().int().min(1).max(200).optional(),
-});
-
-/** The workspace activity feed, newest first, filtered by project/actor/object. */
-export function activityFeed(who: Who, input: unknown): Promise<Envelope> {
-  return guarded(async () => {
-    const args = parse(activityFeedInput, input, 'activity filter');
-    return readJson(who, `select bullpen.activity_feed(${sqlLiteral(JSON.stringify(args))}::jsonb) as r`);
-  });
-}
-
 /** Agents and humans with last seen, open tasks, current claim and keys. */
 export function actorsOverview(who: Who): Promise<Envelope> {
   return guarded(async () => ({ actors: await readJson(who, `select bullpen.console_actors() as r`) }));

@@ -126,6 +126,7 @@ export type ActivityItem = {
   verb: string;
   summary: string;
   severity: string;
+  status: string | null;
   object_type: string;
   object_id: string | null;
   project_id: string | null;

@@ -1,7 +1,12 @@
+import { activityTools } from './activity';
+import { attachmentTools } from './attachments';
 import { commentTools } from './comments';
+import { feedbackTools } from './feedback';
 import { guideTools } from './guide';
 import { identityTools } from './identity';
 import { projectTools } from './projects';
+import { repoTools } from './repos';
+import { runTools } from './runs';
 import { taskTools } from './tasks';
 import type { ToolDef } from './tool';
 
@@ -11,6 +16,11 @@ export const registry: readonly ToolDef[] = [
   ...projectTools,
   ...taskTools,
   ...commentTools,
+  ...activityTools,
+  ...attachmentTools,
+  ...runTools,
+  ...repoTools,
+  ...feedbackTools,
   ...guideTools,
 ] as readonly ToolDef[];
 

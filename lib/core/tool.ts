@@ -1,7 +1,17 @@
 import type { z } from 'zod';
 import type { Claims, Db } from '../db/types';
 
-export type Room = 'identity' | 'projects' | 'tasks' | 'comments' | 'guide';
+export type Room =
+  | 'identity'
+  | 'projects'
+  | 'tasks'
+  | 'comments'
+  | 'runs'
+  | 'repositories'
+  | 'attachments'
+  | 'activity'
+  | 'feedback'
+  | 'guide';
 
 /** What a tool needs at run time besides its input. */
 export type ToolContext = { db: Db; claims: Claims };
