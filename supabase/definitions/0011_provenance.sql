@@ -1454,7 +1454,7 @@ declare
 begin
   perform bullpen.require_actor();
   if p ->> 'object_id' is not null then
-    v_object := (bullpen.resolve_object(p ->> 'object_type', p ->> 'object_id') ->> 'object_id')::uuid;
+    v_object := (bullpen.resolve_object(coalesce(p ->> 'object_type', 'task'), p ->> 'object_id') ->> 'object_id')::uuid;
   end if;
   if p ->> 'repository_id' is not null then
     v_repo := (bullpen.resolve_repository(p ->> 'repository_id', null)).id;
