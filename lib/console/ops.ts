@@ -179,3 +179,21 @@ export function inviteHumanAs(who: Who, input: unknown): Promise<Envelope> {
     return { actor_id: inv.actor_id, display_name: inv.display_name, token: inv.token, expires_at: inv.expires_at, created: inv.created_actor };
   });
 }
+
+// ---------------------------------------------------------------------------------------------
+// Feedback triage: owners move a feature request's status (checked in SQL); the filer is told
+// ---------------------------------------------------------------------------------------------
+
+export const triageInput = z.strictObject({
+  id: z.guid(),
+  status: z.enum(['open', 'accepted', 'in_progress', 'shipped', 'declined']),
+  resolution: z.string().trim().max(4000).optional(),
+});
+
+/** Moves a feature request (owners only); returns {feature_request, changed, notified}. */
+export function triageFeatureRequest(who: Who, input: unknown): Promise<Envelope> {
+  return guarded(async () => {
+    const args = parse(triageInput, input, 'triage');
+    return readJson(who, `select bullpen.feature_request_triage(${sqlLiteral(JSON.stringify(args))}::jsonb) as r`);
+  });
+}
