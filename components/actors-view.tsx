@@ -4,7 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
 import { useEffect, useState } from 'react';
-import { createAgentAction, inviteHumanAction, mintKeyAction, revokeKeyAction } from '@/app/(console)/actions';
+import { createAgentAction, inviteHumanAction, mintKeyAction, revokeKeyAction } from '@/lib/console/actions';
 import { readActors, viaAction } from '@/lib/console/client/api';
 import { keys } from '@/lib/console/client/cache';
 import { useLiveChanges } from '@/lib/console/client/live';
@@ -17,7 +17,7 @@ import { useMe } from './console-providers';
 import { BotIcon, KeyIcon, PlusIcon, UserIcon, XIcon } from './icons';
 import { CopyBlock } from './copy-button';
 import { Skeleton } from './skeleton';
-import { useToast } from './toaster';
+import { useToast } from '@/lib/console/client/toast';
 
 type NewKey = { display_name: string; api_key: string; mcp_url: string; prefix: string };
 

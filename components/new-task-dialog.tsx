@@ -9,7 +9,7 @@ import { PRIORITY_LABEL, type TaskFull } from '@/lib/console/types';
 import { useMe } from './console-providers';
 import { XIcon } from './icons';
 import { TaskPicker, type PickedTask } from './task-picker';
-import { useToast } from './toaster';
+import { useToast } from '@/lib/console/client/toast';
 
 const field = 'w-full rounded-md border border-zinc-200 px-2.5 text-[13px] placeholder:text-zinc-400 focus:border-indigo-400 focus:outline-none';
 const labelCls = 'mb-1 block text-[12px] font-medium text-zinc-600';

@@ -10,7 +10,7 @@ import { writeTool } from '@/lib/console/client/mutations';
 import type { Project } from '@/lib/console/types';
 import { FolderIcon, PlusIcon } from './icons';
 import { Skeleton } from './skeleton';
-import { useToast } from './toaster';
+import { useToast } from '@/lib/console/client/toast';
 
 function Progress({ p }: { p: Project }) {
   const total = p.tasks?.total ?? 0;

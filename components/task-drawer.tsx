@@ -2,7 +2,7 @@
 
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import { addCommentAction } from '@/app/(console)/actions';
+import { addCommentAction } from '@/lib/console/actions';
 import { uid, viaAction } from '@/lib/console/client/api';
 import { refreshTasks } from '@/lib/console/client/cache';
 import { useActors, useTask } from '@/lib/console/client/hooks';
@@ -17,7 +17,7 @@ import { Markdown } from './markdown';
 import { Skeleton } from './skeleton';
 import { PriorityIcon, StatusIcon } from './status-icon';
 import { TaskPicker } from './task-picker';
-import { useToast } from './toaster';
+import { useToast } from '@/lib/console/client/toast';
 
 const selectCls = 'h-7 w-full rounded-md border border-transparent bg-transparent px-1.5 text-[13px] text-zinc-800 hover:border-zinc-200 focus:border-indigo-400 focus:outline-none';
 

@@ -1,18 +1,11 @@
 'use client';
 
-import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useMemo, useRef, useState, type ReactNode } from 'react';
 import { ToolFailure } from '@/lib/console/client/api';
+import { ToastContext, type ToastApi } from '@/lib/console/client/toast';
 import { AlertIcon, CheckIcon, XIcon } from './icons';
 
 type Toast = { id: number; tone: 'error' | 'success' | 'info'; title: string; hint?: string; code?: string };
-type ToastApi = {
-  error: (err: unknown, fallback?: string) => void;
-  success: (title: string, hint?: string) => void;
-  info: (title: string, hint?: string) => void;
-};
-
-const ToastContext = createContext<ToastApi | null>(null);
-
 /** Toasts for outcomes; errors show the envelope's message, its hint and its code. */
 export function Toaster({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<Toast[]>([]);
@@ -65,10 +58,4 @@ export function Toaster({ children }: { children: ReactNode }) {
       </div>
     </ToastContext.Provider>
   );
-}
-
-export function useToast(): ToastApi {
-  const ctx = useContext(ToastContext);
-  if (!ctx) throw new Error('useToast must be used inside <Toaster>');
-  return ctx;
 }

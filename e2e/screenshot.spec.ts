@@ -1,7 +1,18 @@
+import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { agent, agentKey, card, column, server } from './helpers';
 
-/** Seeds a realistic workspace and takes the README's board screenshot (public/screenshots/board.png). */
+/**
+ * Where the pictures go: the test's own output folder (untracked) during `npm test`, so a test run
+ * never rewrites tracked files; `npm run screenshots` sets BULLPEN_SCREENSHOTS=public/screenshots
+ * to refresh the README's pictures on purpose.
+ */
+function shotPath(name: string): string {
+  const dir = process.env.BULLPEN_SCREENSHOTS;
+  return dir ? path.resolve(dir, name) : test.info().outputPath(name);
+}
+
+/** Seeds a realistic workspace and takes the README's board and drawer screenshots. */
 test('the board, as the README shows it', async ({ page }) => {
   const ws = 'acme';
   const inv = await fetch(`${server().url}/api/admin/humans`, {
@@ -71,7 +82,7 @@ test('the board, as the README shows it', async ({ page }) => {
   await expect(card(page, 'PAY-4').getByTestId('blocked-by')).toBeVisible();
   await expect(page.getByTestId('live-status')).toHaveAttribute('data-status', 'live');
   await page.mouse.move(0, 0);
-  await page.screenshot({ path: 'public/screenshots/board.png' });
+  await page.screenshot({ path: shotPath('board.png') });
 
   // and the drawer on a task an agent is working, for the tour
   await card(page, 'PAY-3').click();
@@ -79,6 +90,6 @@ test('the board, as the README shows it', async ({ page }) => {
   await page.getByTestId('comment-input').fill('Use the raw body for the HMAC, not the parsed JSON.');
   await page.getByTestId('comment-send').click();
   await expect(page.getByTestId('comment')).toHaveCount(1);
-  await page.screenshot({ path: 'public/screenshots/drawer.png' });
+  await page.screenshot({ path: shotPath('drawer.png') });
   for (const a of [backend, frontend, reviewer]) await a.close();
 });

@@ -1,35 +1,47 @@
 #!/usr/bin/env node
 // npm test: every suite, in order. unit + db (PGlite) + pg (a real Postgres: DATABASE_URL, or a
 // throwaway cluster started here) + mcp (the SDK client against a started server) + e2e (Chromium).
-// Ends with one line "N passed, N failed".
+// Ends with one line "N passed, N failed, N skipped"; failures and flaky tests are named above it.
+// A step that fails without a report of its own (the build, a runner that crashed) counts as a failure.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startLocalPostgres } from './pg-local.mjs';
+import { addCounts, closingLine, countPlaywright, countVitest, emptyCounts, settleStep } from './test-counts.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
 mkdirSync('test-results', { recursive: true });
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', VITE_CONFIG_NATIVE_IGNORE_WARNING: 'true' };
-let passed = 0;
-let failed = 0;
-let failedSteps = [];
+const total = emptyCounts();
+const failedSteps = [];
 
 function step(name, cmd, args, extraEnv = {}) {
   console.log(`\n▶ ${name}: ${[cmd, ...args].join(' ')}`);
   const t0 = Date.now();
   const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...env, ...extraEnv } });
-  console.log(`◀ ${name}: ${r.status === 0 ? 'ok' : `FAILED (exit ${r.status})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  const status = r.status ?? (r.signal ? `signal ${r.signal}` : r.error?.message);
+  console.log(`◀ ${name}: ${r.status === 0 ? 'ok' : `FAILED (exit ${status})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   if (r.status !== 0) failedSteps.push(name);
   return r.status === 0;
 }
 
-function countVitest(file) {
-  if (!existsSync(file)) return;
-  const j = JSON.parse(readFileSync(file, 'utf8'));
-  passed += j.numPassedTests ?? 0;
-  failed += (j.numFailedTests ?? 0) + (j.numFailedTestSuites ?? 0 ? 0 : 0);
+/** The runner's JSON report, or null when it wrote none (or wrote something unreadable). */
+function readReport(file) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** Runs a step whose runner writes a JSON report, and adds its counts (a stale report never counts). */
+function runCounted(name, report, count, cmd, args, extraEnv = {}) {
+  rmSync(report, { force: true });
+  const ok = step(name, cmd, args, extraEnv);
+  const j = readReport(report);
+  addCounts(total, settleStep(name, ok, j && count(j)));
 }
 
 const node = process.execPath;
@@ -37,7 +49,7 @@ const vitest = path.join(root, 'node_modules', 'vitest', 'vitest.mjs');
 const next = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
 
 // 1. the app build the mcp and e2e suites start
-step('build', node, [next, 'build']);
+addCounts(total, settleStep('build', step('build', node, [next, 'build']), null));
 
 // 2. a real Postgres for the pg suite
 let pgStop = null;
@@ -58,16 +70,19 @@ if (databaseUrl) projects.push('pg');
 else {
   console.error('\nThe pg suite needs Postgres ≥ 15: set DATABASE_URL, or install the server (apt-get install postgresql).');
   failedSteps.push('pg (no Postgres available)');
+  total.failed += 1;
+  total.failures.push('pg: no Postgres available');
 }
 
 try {
-  step(
+  runCounted(
     'vitest',
+    'test-results/vitest.json',
+    (j) => countVitest(j, root),
     node,
     [vitest, 'run', ...projects.flatMap((p) => ['--project', p]), '--reporter=default', '--reporter=json', '--outputFile.json=test-results/vitest.json'],
     databaseUrl ? { DATABASE_URL: databaseUrl } : {},
   );
-  countVitest('test-results/vitest.json');
 } finally {
   pgStop?.();
 }
@@ -75,17 +90,14 @@ try {
 // 3. the console in a real browser
 const e2eSpecs = existsSync('e2e') ? readdirSync('e2e').filter((f) => f.endsWith('.spec.ts')) : [];
 if (e2eSpecs.length) {
-  const ok = step('e2e', node, [path.join(root, 'node_modules', '@playwright', 'test', 'cli.js'), 'test'], {
+  runCounted('e2e', 'test-results/e2e.json', countPlaywright, node, [path.join(root, 'node_modules', '@playwright', 'test', 'cli.js'), 'test'], {
     PLAYWRIGHT_JSON_OUTPUT_NAME: 'test-results/e2e.json',
   });
-  if (existsSync('test-results/e2e.json')) {
-    const j = JSON.parse(readFileSync('test-results/e2e.json', 'utf8'));
-    passed += j.stats?.expected ?? 0;
-    failed += (j.stats?.unexpected ?? 0) + (j.stats?.flaky ?? 0 ? 0 : 0);
-  } else if (!ok) failed += 1;
 }
 
-if (failedSteps.length && failed === 0) failed = failedSteps.length;
+const list = (items) => items.slice(0, 50).map((x) => `  ${x}`).join('\n') + (items.length > 50 ? `\n  … and ${items.length - 50} more` : '');
+if (total.flaky) console.log(`\nflaky (failed, then passed on a retry; counted as passed): ${total.flaky}\n${list(total.flakyNames)}`);
+if (total.failures.length) console.log(`\nfailed:\n${list(total.failures)}`);
 console.log(`\n${failedSteps.length ? `failed steps: ${failedSteps.join(', ')}` : 'all steps ok'}`);
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failedSteps.length ? 1 : 0);
+console.log(closingLine(total));
+process.exit(failedSteps.length || total.failed ? 1 : 0);

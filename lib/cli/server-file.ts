@@ -49,8 +49,13 @@ export async function adminStep<T>(route: string, body: object, direct: (db: Db)
       headers: { 'content-type': 'application/json', 'x-bullpen-admin-token': live.admin_token },
       body: JSON.stringify(body),
     });
-    if (!res.ok) throw new Error(`the running server refused: ${(await res.json().catch(() => ({}))).error ?? res.status}`);
-    return { result: (await res.json()) as T, base: live.url };
+    const env = (await res.json().catch(() => null)) as ({ ok: true } & T) | { ok: false; error?: { code: string; message: string; hint?: string } } | null;
+    if (!env?.ok) {
+      const e = env?.error;
+      throw new Error(`the running server refused: ${e ? `${e.code}: ${e.message}${e.hint ? ` (${e.hint})` : ''}` : `HTTP ${res.status}`}`);
+    }
+    const { ok: _ok, ...result } = env;
+    return { result: result as T, base: live.url };
   }
   const db = await openDb();
   try {

@@ -5,7 +5,7 @@ import { getDb } from '../db';
 import type { Claims } from '../db/types';
 import { SESSION_COOKIE, toDbClaims, verifySession } from './session';
 import { humanForSupabaseUser, supabaseConfig, verifySupabaseJwt } from './supabase';
-import { toolError } from '../db/errors';
+import { toolError } from '../core/errors';
 
 /** A signed-in human, as every console page, action and route sees them. */
 export type ConsoleSession = {

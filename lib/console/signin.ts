@@ -61,6 +61,14 @@ export type Invite = {
 };
 
 /**
+ * A refusal shaped like the RPCs' own (an error with a Bullpen SQLSTATE and a hint), so every
+ * surface maps it to its code in the one place database errors are mapped.
+ */
+function refusal(sqlstate: 'BPNTF' | 'BPDUP', message: string, hint?: string): Error {
+  return Object.assign(new Error(message), { code: sqlstate, hint });
+}
+
+/**
  * Invites a human: the workspace (by slug, created when new; by id from the console; else the first
  * one), the human actor (idempotent by external_ref: `email:<address>` when an email is given, else
  * `human:<name>`, so inviting the same person again just issues a fresh link), and a sign-in token.
@@ -73,7 +81,7 @@ export async function inviteHuman(
   let ws: { id: string; slug: string; name: string; created: boolean };
   if (opts.tenantId) {
     const [row] = await db.query<{ id: string; slug: string; name: string }>(`select id, slug, name from public.tenants where id = $1`, [opts.tenantId]);
-    if (!row) throw new Error('no such workspace');
+    if (!row) throw refusal('BPNTF', 'no such workspace');
     ws = { ...row, created: false };
   } else {
     ws = await resolveWorkspace(db, opts.workspace);
@@ -84,7 +92,7 @@ export async function inviteHuman(
   );
   const externalRef = opts.email ? `email:${opts.email.trim().toLowerCase()}` : `human:${slugify(opts.name)}`;
   const actor = await ensureActor(db, ws.id, { kind: 'human', external_ref: externalRef, display_name: opts.name, is_owner: !has_owner });
-  if (actor.kind !== 'human') throw new Error(`${externalRef} already names an ${actor.kind}; choose another name`);
+  if (actor.kind !== 'human') throw refusal('BPDUP', `${externalRef} already names an ${actor.kind}`, 'invite the person under another name, or with their email address');
   const link = await createSignInToken(db, { tenantId: ws.id, actorId: actor.id, purpose: 'invite', ttlSeconds: opts.ttlSeconds });
   return {
     workspace: { id: ws.id, slug: ws.slug, name: ws.name },
@@ -98,10 +106,13 @@ export async function inviteHuman(
   };
 }
 
-/** Whether the human ever signed in (a spent token, or a linked Supabase user). */
+/**
+ * Whether the human ever signed in: a sign-in on the activity log (spent links themselves are swept
+ * away, see lib/jobs/sweeps.ts), or a linked Supabase user.
+ */
 export async function hasSignedIn(db: Db, tenantId: string, actorId: string): Promise<boolean> {
   const [row] = await db.query<{ yes: boolean }>(
-    `select exists(select 1 from bullpen.signin_tokens where tenant_id = $1 and actor_id = $2 and used_at is not null)
+    `select exists(select 1 from public.activity where tenant_id = $1 and actor_id = $2 and verb = 'actor.signed_in')
          or exists(select 1 from public.actors where tenant_id = $1 and id = $2 and auth_user_id is not null) as yes`,
     [tenantId, actorId],
   );

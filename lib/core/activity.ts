@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
 import { actorRef, cursor, idempotencyKey, limit, projectRef } from './fields';
+import { activityItem, id, nextCursor, timestamp, writeResult } from './rows';
 import { runRef } from './runs';
 
 const severity = z.enum(['info', 'warn', 'critical']);
@@ -27,6 +28,25 @@ export const activityLogInput = z.strictObject({
 });
 export type ActivityLogInput = z.infer<typeof activityLogInput>;
 
+export const activityLogOutput = writeResult({
+  seq: z.number().int().positive(),
+  deduplicated: z.boolean().describe('the same milestone was already logged: this is that row'),
+  activity: z.strictObject({
+    seq: z.number().int().positive(),
+    verb: z.string(),
+    summary: z.string(),
+    severity: severity,
+    status: z.string().nullable(),
+    object_type: z.string(),
+    object_id: id.nullable(),
+    project_id: id.nullable(),
+    actor_id: id,
+    run_id: z.string().nullable(),
+    at: timestamp,
+    metadata: z.record(z.string(), z.unknown()),
+  }),
+});
+
 export const activityQueryInput = z.strictObject({
   project_id: projectRef.optional(),
   actor_id: actorRef.optional(),
@@ -46,6 +66,8 @@ export const activityQueryInput = z.strictObject({
 });
 export type ActivityQueryInput = z.infer<typeof activityQueryInput>;
 
+export const activityQueryOutput = z.strictObject({ activity: z.array(activityItem).describe('newest first'), next_cursor: nextCursor });
+
 export const activityTools = [
   defineTool({
     name: 'activity_log',
@@ -56,6 +78,7 @@ export const activityTools = [
       'object, severity, status, metadata. Append-only and deduplicated on content, so a retry is one row. ' +
       'Returns {seq, deduplicated, activity}.',
     input: activityLogInput,
+    output: activityLogOutput,
     kind: 'write',
     idempotency: 'explicit',
     idempotent: true,
@@ -68,6 +91,7 @@ export const activityTools = [
       'Who did what, newest first: filter by project, actor ("me"), object, verb (or "task.*"), run, severity and ' +
       'time window (since, until). Returns {activity, next_cursor}.',
     input: activityQueryInput,
+    output: activityQueryOutput,
     kind: 'read',
     idempotent: true,
   }),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
 import { cursor, idempotencyKey, limit, uuid } from './fields';
+import { attachmentRow, id, nextCursor, writeResult } from './rows';
 
 const objectType = z.enum(['project', 'task', 'decision', 'note', 'comment', 'handoff']);
 const objectRef = z.string().min(1).max(64).describe('uuid, or KEY-N for a task, key for a project');
@@ -27,11 +28,15 @@ export const attachAddInput = z
   });
 export type AttachAddInput = z.infer<typeof attachAddInput>;
 
+export const attachAddOutput = writeResult({ attachment_id: id, attachment: attachmentRow });
+
 export const attachRemoveInput = z.strictObject({
   attachment_id: uuid,
   idempotency_key: idempotencyKey.optional(),
 });
 export type AttachRemoveInput = z.infer<typeof attachRemoveInput>;
+
+export const attachRemoveOutput = writeResult({ removed: z.literal(true), already_removed: z.boolean(), attachment: attachmentRow });
 
 export const attachmentQueryInput = z.strictObject({
   object_type: objectType,
@@ -41,6 +46,13 @@ export const attachmentQueryInput = z.strictObject({
   cursor: cursor.optional(),
 });
 export type AttachmentQueryInput = z.infer<typeof attachmentQueryInput>;
+
+export const attachmentQueryOutput = z.strictObject({
+  object_type: objectType,
+  object_id: id.describe('the uuid the reference resolved to'),
+  attachments: z.array(attachmentRow).describe('newest first'),
+  next_cursor: nextCursor,
+});
 
 export const attachmentTools = [
   defineTool({
@@ -52,6 +64,7 @@ export const attachmentTools = [
       'project, task, decision, note, comment or handoff. Proof on a task satisfies its evidence gate. ' +
       'Returns {attachment_id, attachment}.',
     input: attachAddInput,
+    output: attachAddOutput,
     kind: 'write',
     idempotency: 'derived',
   }),
@@ -63,6 +76,7 @@ export const attachmentTools = [
       'Soft-remove an attachment (its author or a workspace owner); it stays in the record with removed_at. ' +
       'Returns {removed, already_removed, attachment}.',
     input: attachRemoveInput,
+    output: attachRemoveOutput,
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,
@@ -76,6 +90,7 @@ export const attachmentTools = [
       'The attachments on an object, newest first (removed ones only with include_removed). Files carry a ' +
       'download_url. Returns {attachments, next_cursor}.',
     input: attachmentQueryInput,
+    output: attachmentQueryOutput,
     kind: 'read',
     idempotent: true,
   }),

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
 import { actorRef, cursor, idempotencyKey, limit, uuid } from './fields';
+import { featureRequestRow, featureRequestStatus, id, nextCursor, writeResult } from './rows';
 
-const frStatus = z.enum(['open', 'accepted', 'in_progress', 'shipped', 'declined']);
+const frStatus = featureRequestStatus;
 const frKind = z.enum(['bug', 'friction', 'capability', 'docs']);
 
 export const featureRequestCreateInput = z.strictObject({
@@ -22,6 +23,14 @@ export const featureRequestCreateInput = z.strictObject({
 });
 export type FeatureRequestCreateInput = z.infer<typeof featureRequestCreateInput>;
 
+export const featureRequestCreateOutput = writeResult({
+  feature_request: featureRequestRow,
+  feature_request_id: id,
+  created: z.boolean(),
+  deduplicated: z.boolean().describe('an open request with the same fingerprint was counted instead'),
+  redacted: z.boolean().describe('something that looked like a secret was removed before storing'),
+});
+
 export const featureRequestQueryInput = z.strictObject({
   id: uuid.optional(),
   status: z.union([frStatus, z.array(frStatus).max(5)]).optional(),
@@ -33,6 +42,12 @@ export const featureRequestQueryInput = z.strictObject({
 });
 export type FeatureRequestQueryInput = z.infer<typeof featureRequestQueryInput>;
 
+export const featureRequestQueryOutput = z.strictObject({
+  feature_requests: z.array(featureRequestRow).describe('newest first'),
+  counts: z.partialRecord(frStatus, z.number().int().positive()).describe("the workspace's requests by status"),
+  next_cursor: nextCursor,
+});
+
 export const feedbackTools = [
   defineTool({
     name: 'feature_request_create',
@@ -43,6 +58,7 @@ export const feedbackTools = [
       "The text is read by the workspace's owners and Bullpen's makers: never include secrets, keys or confidential " +
       'content. Repeats while open are counted on one request. Returns {feature_request, created}.',
     input: featureRequestCreateInput,
+    output: featureRequestCreateOutput,
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,
@@ -55,6 +71,7 @@ export const feedbackTools = [
       "The workspace's reports with their status (open → accepted → in_progress → shipped | declined) and " +
       'resolution note: how a filer learns the outcome. Returns {feature_requests, counts, next_cursor}.',
     input: featureRequestQueryInput,
+    output: featureRequestQueryOutput,
     kind: 'read',
     idempotent: true,
   }),

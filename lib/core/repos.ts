@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineTool } from './tool';
 import { cursor, idempotencyKey, limit, projectRef, taskRef, uuid } from './fields';
 import { stripCredentials } from './remote';
+import { codeRefRow, id, nextCursor, prState as prStateRow, repoRole, repositoryRow, writeResult } from './rows';
 import { runRef } from './runs';
 
 /** A remote as given, minus credentials: they never reach the database, a hash or a log. */
@@ -13,7 +14,7 @@ const remoteUrl = z
   .describe('e.g. `git remote get-url origin`; credentials are stripped');
 
 const refType = z.enum(['commit', 'branch', 'pr', 'tag', 'compare']);
-const prState = z.enum(['open', 'draft', 'merged', 'closed']);
+const prState = prStateRow;
 const sha = z.string().regex(/^[0-9a-fA-F]{4,64}$/, 'a commit sha');
 const webUrl = z.url({ protocol: /^https?$/ }).max(2000);
 const objectRef = z.string().min(1).max(64).describe('uuid, or KEY-N for a task, key for a project');
@@ -45,6 +46,13 @@ export const repoRegisterInput = z.strictObject({
 });
 export type RepoRegisterInput = z.infer<typeof repoRegisterInput>;
 
+export const repoRegisterOutput = writeResult({
+  repository: repositoryRow,
+  repository_id: id,
+  created: z.boolean(),
+  current_run: z.boolean().describe('registered from where you stand; now your run’s repository'),
+});
+
 export const repoLinkInput = z
   .strictObject({
     project_id: projectRef,
@@ -61,6 +69,16 @@ export const repoLinkInput = z
   });
 export type RepoLinkInput = z.infer<typeof repoLinkInput>;
 
+export const repoLinkOutput = writeResult({
+  project_id: id,
+  project_key: z.string(),
+  repository: repositoryRow,
+  linked: z.boolean(),
+  role: repoRole.nullable(),
+  previous_role: repoRole.nullable(),
+  created: z.boolean(),
+});
+
 export const repoQueryInput = z.strictObject({
   repository_id: uuid.optional(),
   slug: z.string().min(1).max(400).optional().describe('owner/name'),
@@ -71,6 +89,17 @@ export const repoQueryInput = z.strictObject({
   cursor: cursor.optional(),
 });
 export type RepoQueryInput = z.infer<typeof repoQueryInput>;
+
+export const repoQueryOutput = z.strictObject({
+  repositories: z.array(
+    repositoryRow.extend({
+      projects: z.array(z.strictObject({ project_id: id, key: z.string(), title: z.string(), role: repoRole })),
+    }),
+  ),
+  next_cursor: nextCursor,
+});
+
+const codeRefWritten = writeResult({ code_ref_id: id, code_ref: codeRefRow, created: z.boolean().describe('false: the same ref was there and is updated') });
 
 export const taskCodeRefInput = z.strictObject({ task_id: taskRef, ...codeRefFields });
 export type TaskCodeRefInput = z.infer<typeof taskCodeRefInput>;
@@ -97,6 +126,12 @@ export const codeRefUpdateInput = z.strictObject({
 });
 export type CodeRefUpdateInput = z.infer<typeof codeRefUpdateInput>;
 
+export const codeRefUpdateOutput = writeResult({
+  code_ref: codeRefRow,
+  changed: z.array(z.string()),
+  previous_pr_state: prState.nullable(),
+});
+
 export const codeRefQueryInput = z.strictObject({
   object_type: z.enum(['task', 'decision', 'note', 'project']).optional().describe('default task'),
   object_id: objectRef.optional(),
@@ -109,6 +144,8 @@ export const codeRefQueryInput = z.strictObject({
 });
 export type CodeRefQueryInput = z.infer<typeof codeRefQueryInput>;
 
+export const codeRefQueryOutput = z.strictObject({ code_refs: z.array(codeRefRow).describe('newest first'), next_cursor: nextCursor });
+
 export const repoTools = [
   defineTool({
     name: 'repo_register',
@@ -119,6 +156,7 @@ export const repoTools = [
       'With no input it uses the repository you stand in: over MCP the server cannot see your directory, so send ' +
       'the X-Bullpen-Repo header, run_heartbeat remote_url, or pass remote_url. Returns {repository, created}.',
     input: repoRegisterInput,
+    output: repoRegisterOutput,
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,
@@ -131,6 +169,7 @@ export const repoTools = [
       'Link a project to a repository (repository_id or repo_slug) as primary, dependency or docs; linking again ' +
       'changes the role, remove:true unlinks. task_claim repository_ids and project_query repository_id follow links.',
     input: repoLinkInput,
+    output: repoLinkOutput,
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,
@@ -143,6 +182,7 @@ export const repoTools = [
       "List the workspace's repositories, each with its linked projects and roles; project_id gives one " +
       "project's. Returns {repositories, next_cursor}.",
     input: repoQueryInput,
+    output: repoQueryOutput,
     kind: 'read',
     idempotent: true,
   }),
@@ -155,6 +195,7 @@ export const repoTools = [
       'default from your run (run_heartbeat), so {task_id, ref_type:"commit"} often suffices. The same ref again ' +
       'updates it. Satisfies the evidence gate. Returns {code_ref, created}.',
     input: taskCodeRefInput,
+    output: codeRefWritten,
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,
@@ -167,6 +208,7 @@ export const repoTools = [
       'task_code_ref for a task, decision, note or project (object_type, object_id), with the same run defaults. ' +
       'Returns {code_ref, created}.',
     input: codeRefAddInput,
+    output: codeRefWritten,
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,
@@ -179,6 +221,7 @@ export const repoTools = [
       'Patch a code ref: pr_state (open, draft, merged, closed), sha, title, url. Merging logs pr.merged, closing ' +
       'pr.closed on the task; a PR closed unmerged no longer counts as evidence. Returns {code_ref, changed}.',
     input: codeRefUpdateInput,
+    output: codeRefUpdateOutput,
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,
@@ -191,6 +234,7 @@ export const repoTools = [
       'What code delivered this work: code refs newest first, by object, repository, ref type, PR state or run. ' +
       'Returns {code_refs, next_cursor}.',
     input: codeRefQueryInput,
+    output: codeRefQueryOutput,
     kind: 'read',
     idempotent: true,
   }),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, mapDbError, toolError } from './errors';
+import { ERROR_CODES } from '../core/errors';
+import { mapDbError } from './errors';
 
 describe('mapDbError', () => {
   it('maps Bullpen SQLSTATEs with their message, hint and JSON detail', () => {
@@ -18,8 +19,5 @@ describe('mapDbError', () => {
     expect(mapDbError(new Error('connect ECONNREFUSED 127.0.0.1:5432'))).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
     expect(mapDbError(new Error('boom')).code).toBe('INTERNAL');
     expect(mapDbError(undefined).code).toBe('INTERNAL');
-  });
-  it('builds envelope errors with the registry of codes', () => {
-    expect(toolError('LEASE_HELD', 'held')).toEqual({ code: 'LEASE_HELD', message: 'held', hint: ERROR_CODES.LEASE_HELD.hint, retryable: true });
   });
 });

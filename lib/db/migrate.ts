@@ -78,6 +78,21 @@ function needsVector(name: string): boolean {
  *    migrations) changed since the last start.
  */
 export async function migrate(db: Db, dir = supabaseDir()): Promise<MigrateResult> {
+  // the embedded database is one connection, where a session lock does not exclude the same
+  // session: calls on one Db queue here as well
+  const prev = running.get(db) ?? Promise.resolve();
+  const next = prev.catch(() => {}).then(() => migrateOnce(db, dir));
+  running.set(db, next);
+  try {
+    return await next;
+  } finally {
+    if (running.get(db) === next) running.delete(db);
+  }
+}
+
+const running = new WeakMap<Db, Promise<MigrateResult>>();
+
+async function migrateOnce(db: Db, dir: string): Promise<MigrateResult> {
   const migrations = await migrationFiles(dir);
   const definitions = await definitionFiles(dir);
   const bootstrap = await readFile(path.join(dir, 'compat', '0000_bootstrap.sql'), 'utf8');

@@ -1,5 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { z } from 'zod';
+import { describeIssues } from '../core/execute';
+import { toolError, type ErrorCode, type ToolError } from '../core/errors';
+import { mapDbError } from '../db/errors';
 
 /**
  * The local administration endpoints (`bullpen agent add`, `bullpen human invite` while the server
@@ -12,17 +15,50 @@ export function adminAllowed(req: Request): boolean {
   return timingSafeEqual(Buffer.from(want), Buffer.from(got));
 }
 
+const STATUS: Partial<Record<ErrorCode, number>> = {
+  VALIDATION_ERROR: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  ALREADY_EXISTS: 409,
+  CONFLICT: 409,
+  IDEMPOTENCY_CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  BUSY: 503,
+  UNAVAILABLE: 503,
+  INTERNAL: 500,
+};
+
+/** The HTTP status an administration error answers with (a refusal the caller can fix is a 4xx). */
+export function adminStatus(code: ErrorCode): number {
+  return STATUS[code] ?? 422;
+}
+
+/** `{ok: false, error}` with the status its code calls for. */
+export function adminErrorResponse(error: ToolError): Response {
+  return Response.json({ ok: false, error }, { status: adminStatus(error.code), headers: { 'cache-control': 'no-store' } });
+}
+
 /**
- * Checks the token and parses the JSON body; returns the input, or the Response to send back.
+ * One administration route: checks the admin token, parses the JSON body with `schema`, runs `run`
+ * and answers `{ok: true, …result}`, or the same `{ok: false, error: {code, message, hint,
+ * retryable}}` envelope every other surface answers (a thrown database error is mapped once, by
+ * mapDbError).
  */
-export async function adminInput<S extends z.ZodType>(req: Request, schema: S): Promise<{ ok: true; input: z.infer<S> } | { ok: false; response: Response }> {
-  if (!adminAllowed(req)) return { ok: false, response: Response.json({ error: 'admin token required' }, { status: 401 }) };
-  const parsed = schema.safeParse(await req.json().catch(() => null));
-  if (!parsed.success) {
-    return {
-      ok: false,
-      response: Response.json({ error: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') }, { status: 400 }),
-    };
+export async function adminRoute<S extends z.ZodType>(req: Request, schema: S, run: (input: z.infer<S>) => Promise<object>): Promise<Response> {
+  if (!adminAllowed(req)) {
+    return adminErrorResponse(
+      toolError('UNAUTHENTICATED', 'admin token required', 'send x-bullpen-admin-token from the running server’s server.json; the bullpen CLI does this for you'),
+    );
   }
-  return { ok: true, input: parsed.data };
+  const parsed = schema.safeParse(await req.json().catch(() => undefined));
+  if (!parsed.success) {
+    const { message, fields } = describeIssues(parsed.error.issues);
+    return adminErrorResponse(toolError('VALIDATION_ERROR', message, 'send a JSON object with the fields this route takes', { fields }));
+  }
+  try {
+    return Response.json({ ok: true, ...(await run(parsed.data)) }, { headers: { 'cache-control': 'no-store' } });
+  } catch (err) {
+    return adminErrorResponse(mapDbError(err));
+  }
 }

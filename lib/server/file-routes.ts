@@ -1,6 +1,6 @@
 import type { Envelope } from '../core/execute';
 import { getDb } from '../db';
-import { toolError } from '../db/errors';
+import { toolError } from '../core/errors';
 import { authenticateKey, bearer, runContextFrom } from './auth';
 import { requestOrigin } from './config';
 import { downloadAttachment, fileStore, maxUploadBytes, uploadAndAttach, type FileStore, type Who } from './files';

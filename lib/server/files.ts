@@ -3,7 +3,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execute, type Envelope } from '../core/execute';
 import { dataDir } from '../db';
-import { toolError } from '../db/errors';
+import { toolError } from '../core/errors';
 import type { Claims, Db, Row } from '../db/types';
 
 /**

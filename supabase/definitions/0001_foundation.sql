@@ -302,6 +302,10 @@ as $$
    where k.key_hash = p_key_hash and k.revoked_at is null;
 $$;
 
+-- Registration converges on one actor per external_ref. Re-registering an existing actor may
+-- change its profile (display name, group, role, capabilities) only when the caller is that actor
+-- or a workspace owner; anyone else gets the actor back as it is when the profile matches, and
+-- FORBIDDEN when the call would change it. The owner flag is never an input here.
 create or replace function public.register_actor(p jsonb) returns jsonb
 language plpgsql
 security definer
@@ -309,11 +313,11 @@ set search_path = ''
 as $$
 declare
   v_replay jsonb;
-  v_id uuid;
-  v_created boolean;
+  v_me uuid := bullpen.require_actor();
+  v_created boolean := false;
   v_actor public.actors;
+  v_changes boolean;
 begin
-  perform bullpen.require_actor();
   v_replay := bullpen.idem_begin('register_actor', p);
   if v_replay is not null then
     return v_replay;
@@ -322,20 +326,39 @@ begin
   values (bullpen.tenant_id(), p ->> 'kind', p ->> 'external_ref',
           coalesce(p ->> 'display_name', p ->> 'external_ref'), p ->> 'group', p ->> 'role',
           bullpen.text_array(p -> 'capabilities'))
-  on conflict (tenant_id, external_ref) do update
-    set display_name = coalesce(p ->> 'display_name', a.display_name),
-        "group" = case when p ? 'group' then p ->> 'group' else a."group" end,
-        role = case when p ? 'role' then p ->> 'role' else a.role end,
-        capabilities = case when p ? 'capabilities' then bullpen.text_array(p -> 'capabilities') else a.capabilities end
-    where a.kind = excluded.kind
-  returning a.id, (a.xmax = 0) into v_id, v_created;
-  select * into v_actor from public.actors where tenant_id = bullpen.tenant_id() and external_ref = p ->> 'external_ref';
-  if v_id is null then
+  on conflict (tenant_id, external_ref) do nothing
+  returning * into v_actor;
+  if v_actor.id is not null then
+    v_created := true;
+    perform bullpen.log('actor.registered', 'actor', v_actor.id, null, v_actor.display_name);
+    return bullpen.idem_finish(p, jsonb_build_object('actor', bullpen.actor_json(v_actor), 'created', true));
+  end if;
+  select * into v_actor from public.actors
+   where tenant_id = bullpen.tenant_id() and external_ref = p ->> 'external_ref';
+  if v_actor.kind <> p ->> 'kind' then
     perform bullpen.fail('CONFLICT', format('external_ref %s already belongs to an actor of kind %s', p ->> 'external_ref', v_actor.kind),
       'register with the same kind, or choose another external_ref', jsonb_build_object('actor_id', v_actor.id));
   end if;
-  if v_created then
-    perform bullpen.log('actor.registered', 'actor', v_actor.id, null, v_actor.display_name);
+  v_changes := (p ? 'display_name' and p ->> 'display_name' is distinct from v_actor.display_name)
+    or (p ? 'group' and p ->> 'group' is distinct from v_actor."group")
+    or (p ? 'role' and p ->> 'role' is distinct from v_actor.role)
+    or (p ? 'capabilities' and bullpen.text_array(p -> 'capabilities') is distinct from v_actor.capabilities);
+  if v_changes then
+    if v_actor.id <> v_me and not bullpen.caller_is_owner() then
+      perform bullpen.fail('FORBIDDEN',
+        format('actor %s (%s) is not you: only that actor or a workspace owner can change its name, group, role or capabilities',
+               v_actor.display_name, v_actor.external_ref),
+        'register with the profile it already has (actor_query shows it), or ask a workspace owner',
+        jsonb_build_object('actor_id', v_actor.id));
+    end if;
+    update public.actors a
+       set display_name = coalesce(p ->> 'display_name', a.display_name),
+           "group" = case when p ? 'group' then p ->> 'group' else a."group" end,
+           role = case when p ? 'role' then p ->> 'role' else a.role end,
+           capabilities = case when p ? 'capabilities' then bullpen.text_array(p -> 'capabilities') else a.capabilities end
+     where a.tenant_id = v_actor.tenant_id and a.id = v_actor.id
+    returning * into v_actor;
+    perform bullpen.log('actor.updated', 'actor', v_actor.id, null, v_actor.display_name);
   end if;
   return bullpen.idem_finish(p, jsonb_build_object('actor', bullpen.actor_json(v_actor), 'created', v_created));
 end
@@ -417,3 +440,9 @@ revoke all on function public.register_actor(jsonb) from public, anon;
 grant execute on function public.register_actor(jsonb) to authenticated, service_role;
 revoke all on function public.actor_query(jsonb) from public, anon;
 grant execute on function public.actor_query(jsonb) to authenticated, service_role;
+revoke all on function bullpen.actor_id() from public, anon;
+grant execute on function bullpen.actor_id() to authenticated, bullpen_writer, service_role;
+revoke all on function bullpen.run_id() from public, anon, authenticated;
+grant execute on function bullpen.run_id() to bullpen_writer, service_role;
+revoke all on function bullpen.fail(text, text, text, jsonb) from public, anon, authenticated;
+grant execute on function bullpen.fail(text, text, text, jsonb) to bullpen_writer, service_role;

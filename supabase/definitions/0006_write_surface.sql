@@ -13,3 +13,24 @@ $$;
 
 revoke all on function bullpen.caller_is_owner() from public, anon, authenticated;
 grant execute on function bullpen.caller_is_owner() to bullpen_writer, service_role;
+
+-- The owner flag moves only through an owner: inside an RPC (running as bullpen_writer) a caller
+-- who is not an owner cannot set or clear it, its own included. The server's administration path
+-- (bullpen agent add, first start) runs as the server role.
+create or replace function bullpen.actors_owner_guard() returns trigger
+language plpgsql
+as $$
+begin
+  if new.is_owner is distinct from old.is_owner and current_user = 'bullpen_writer' and not bullpen.caller_is_owner() then
+    raise exception using errcode = 'BPFRB', message = 'only a workspace owner can change who owns the workspace',
+      hint = 'ask a workspace owner';
+  end if;
+  return new;
+end
+$$;
+
+create or replace trigger actors_owner_guard before update on public.actors
+  for each row execute function bullpen.actors_owner_guard();
+
+revoke all on function bullpen.actors_owner_guard() from public, anon, authenticated;
+grant execute on function bullpen.actors_owner_guard() to bullpen_writer, service_role;

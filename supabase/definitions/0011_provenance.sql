@@ -968,7 +968,7 @@ begin
     select page.*, row_number() over (order by (page.r).started_at desc, (page.r).id desc) as rn from page
   )
   select coalesce(jsonb_agg(bullpen.run_json(r) || case when v_full
-            then jsonb_build_object('summary', bullpen.run_counts(v_tenant, array[(r).id])) else '{}'::jsonb end
+            then jsonb_build_object('produced', bullpen.run_counts(v_tenant, array[(r).id])) else '{}'::jsonb end
            order by rn) filter (where rn <= v_limit), '[]'),
          (array_agg(jsonb_build_object('t', (r).started_at, 'i', (r).id)) filter (where rn = v_limit))[1],
          count(*) > v_limit

@@ -18,6 +18,7 @@ import { humanForSupabaseUser } from '../../lib/console/supabase';
 import { authenticateKey } from '../../lib/server/auth';
 import { ensureActor, mintKey } from '../../lib/server/workspace';
 import type { ChangeEvent } from '../../lib/db/types';
+import { actorOverview } from '../../lib/core/rows';
 import { fails, freshDb, ok, seedTenant, target, type Tenant, type TestDb } from '../helpers/db';
 
 /**
@@ -246,6 +247,8 @@ describe('live feed reads', () => {
   it('the actors page lists the workspace’s actors with open tasks, live claim and keys', async () => {
     await mintKey(db, A.id, A.agent.id, 'page key');
     const env = ok(await actorsOverview(who(A)));
+    // the console's ActorOverview type is inferred from this schema: the rows must match it
+    actorOverview.array().parse(env.actors);
     const agent = env.actors.find((a: { id: string }) => a.id === A.agent.id);
     expect(agent.open_tasks).toBeGreaterThanOrEqual(1);
     expect(agent.current_claim).toMatchObject({ ref: 'CA-1', project_key: 'CA' });

@@ -222,7 +222,7 @@ describe('run_query, run_get and run_summary', () => {
     const all = ok(await T.agent.call('run_query', { limit: 200 }));
     expect(seen).toEqual(all.runs.map((r: { run_key: string }) => r.run_key));
     const full = ok(await T.agent.call('run_query', { root_run_id: 'lazy-1', detail: 'full' }));
-    expect(full.runs[0].summary).toMatchObject({ tasks_created: 2, activity: 2 });
+    expect(full.runs[0].produced).toMatchObject({ tasks_created: 2, activity: 2 });
     expect(fails(await T.agent.call('run_query', { cursor: 'nonsense!' }), 'VALIDATION_ERROR').message).toContain('cursor');
     expect(fails(await T.agent.call('run_query', { kind: 'daemon' }), 'VALIDATION_ERROR').message).toContain('kind');
     fails(await T.agent.call('run_query', { root_run_id: 'nowhere' }), 'NOT_FOUND');

@@ -1,6 +1,6 @@
 import { execute } from '../../lib/core/execute';
 import type { Claims } from '../../lib/db/types';
-import type { Actor } from './db';
+import { assertOutput, type Actor } from './db';
 
 /**
  * The same actor calling under other run claims: another run key, a parent run, a series or the
@@ -10,5 +10,5 @@ import type { Actor } from './db';
 export function asRun(actor: Actor, run: Partial<Pick<Claims, 'run_id' | 'parent_run_id' | 'run_group' | 'repo'>>): Actor {
   const claims: Claims = { ...actor.claims, ...run };
   const ctx = { ...actor.ctx, claims };
-  return { id: actor.id, claims, ctx, call: (tool, input = {}) => execute(ctx, tool, input) };
+  return { id: actor.id, claims, ctx, call: async (tool, input = {}) => assertOutput(tool, await execute(ctx, tool, input)) };
 }

@@ -6,7 +6,7 @@ import { root, spawnServer } from '../../scripts/server-process.mjs';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    server: { url: string; key: string; actorId: string; workspace: string; dataDir: string };
+    server: { url: string; adminToken: string; key: string; actorId: string; workspace: string; dataDir: string };
   }
 }
 
@@ -22,6 +22,6 @@ export default async function setup(project: TestProject) {
   });
   const agent = JSON.parse(stdout) as { workspace: string; actor_id: string; api_key: string; mcp_url: string };
   if (!server.output().includes('/api/mcp')) throw new Error(`the start banner does not show the MCP URL:\n${server.output()}`);
-  project.provide('server', { url: server.url, key: agent.api_key, actorId: agent.actor_id, workspace: agent.workspace, dataDir: server.dataDir });
+  project.provide('server', { url: server.url, adminToken: server.adminToken, key: agent.api_key, actorId: agent.actor_id, workspace: agent.workspace, dataDir: server.dataDir });
   return server.stop;
 }

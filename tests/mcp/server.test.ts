@@ -213,3 +213,54 @@ describe('HTTP guards', () => {
     expect(get.status).toBe(405);
   });
 });
+
+describe('admin routes', () => {
+  function admin(route: string, body: unknown, token: string | null = server.adminToken): Promise<Response> {
+    return fetch(`${server.url}/api/admin/${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { 'x-bullpen-admin-token': token } : {}) },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  }
+
+  /** The envelope every surface answers: {ok: false, error: {code, message, hint, retryable}}. */
+  async function expectRefusal(res: Response, status: number, code: string) {
+    expect(res.status).toBe(status);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = await res.json();
+    expect(Object.keys(body).sort()).toEqual(['error', 'ok']);
+    expect(body.ok).toBe(false);
+    expect(body.error).toMatchObject({ code, message: expect.any(String), hint: expect.any(String), retryable: false });
+    expect(Object.keys(body.error).filter((k) => k !== 'details').sort()).toEqual(['code', 'hint', 'message', 'retryable']);
+    expect(body.error.message.length).toBeGreaterThan(0);
+    expect(body.error.hint.length).toBeGreaterThan(0);
+    return body.error as { code: string; message: string; hint: string; retryable: boolean; details?: { fields?: string[] } };
+  }
+
+  it('answer a missing or wrong admin token with 401 UNAUTHENTICATED in the shared envelope', async () => {
+    for (const route of ['agents', 'humans']) {
+      await expectRefusal(await admin(route, { name: 'x' }, null), 401, 'UNAUTHENTICATED');
+      await expectRefusal(await admin(route, { name: 'x' }, 'x'.repeat(server.adminToken.length)), 401, 'UNAUTHENTICATED');
+    }
+  });
+
+  it('answer bad input with 400 VALIDATION_ERROR naming the field', async () => {
+    const unknown = await expectRefusal(await admin('agents', { name: 'a', colour: 'red' }), 400, 'VALIDATION_ERROR');
+    expect(unknown.message).toContain('colour');
+    expect(unknown.details?.fields).toEqual(['colour']);
+    const missing = await expectRefusal(await admin('humans', { workspace: 'w' }), 400, 'VALIDATION_ERROR');
+    expect(missing.message).toContain('name');
+    await expectRefusal(await admin('humans', '{not json'), 400, 'VALIDATION_ERROR');
+  });
+
+  it('answer a name that belongs to an agent with 409 ALREADY_EXISTS, and success with ok: true', async () => {
+    const made = await admin('agents', { name: 'clash', external_ref: 'human:clash', workspace: 'admin-envelope' });
+    expect(made.status).toBe(200);
+    expect(await made.json()).toMatchObject({ ok: true, api_key: expect.stringMatching(/^bp_live_/) });
+    const clash = await expectRefusal(await admin('humans', { name: 'Clash', workspace: 'admin-envelope' }), 409, 'ALREADY_EXISTS');
+    expect(clash.message).toContain('human:clash');
+    const invited = await admin('humans', { name: 'Grace Hopper', workspace: 'admin-envelope' });
+    expect(invited.status).toBe(200);
+    expect(await invited.json()).toMatchObject({ ok: true, token: expect.any(String), display_name: 'Grace Hopper' });
+  });
+});

@@ -2,8 +2,8 @@
 
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
-import { runToolAction } from '@/app/(console)/actions';
-import { useToast } from '@/components/toaster';
+import { runToolAction } from '@/lib/console/actions';
+import { useToast } from './toast';
 import type { TaskDetail, TaskFull, TaskRow, TaskStatus } from '../types';
 import { uid, viaAction } from './api';
 import { beginWrite, keys, placeRow, refreshTasks } from './cache';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { adminInput } from '@/lib/server/admin';
 import { getDb } from '@/lib/db';
+import { adminRoute } from '@/lib/server/admin';
 import { addAgent } from '@/lib/server/workspace';
 
 export const runtime = 'nodejs';
@@ -15,9 +15,8 @@ const body = z.strictObject({
 /**
  * Local administration for the CLI while the server holds the embedded database: register an agent
  * and mint its key. Authorised by the per-start admin token in .bullpen/server.json (mode 0600).
+ * Answers {ok: true, …} or the shared error envelope.
  */
 export async function POST(req: Request): Promise<Response> {
-  const parsed = await adminInput(req, body);
-  if (!parsed.ok) return parsed.response;
-  return Response.json(await addAgent(await getDb(), parsed.input));
+  return adminRoute(req, body, async (input) => addAgent(await getDb(), input));
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { adminInput } from '@/lib/server/admin';
 import { inviteHuman } from '@/lib/console/signin';
 import { getDb } from '@/lib/db';
+import { adminRoute } from '@/lib/server/admin';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -15,14 +15,9 @@ const body = z.strictObject({
 /**
  * Local administration for `bullpen human invite` while the server holds the embedded database:
  * the human actor (and workspace when new) plus a one-time sign-in token. Authorised by the
- * per-start admin token in server.json (mode 0600), like /api/admin/agents.
+ * per-start admin token in server.json (mode 0600), like /api/admin/agents. Answers {ok: true, …}
+ * or the shared error envelope (a name that already belongs to an agent is ALREADY_EXISTS, 409).
  */
 export async function POST(req: Request): Promise<Response> {
-  const parsed = await adminInput(req, body);
-  if (!parsed.ok) return parsed.response;
-  try {
-    return Response.json(await inviteHuman(await getDb(), parsed.input));
-  } catch (err) {
-    return Response.json({ error: (err as Error).message }, { status: 409 });
-  }
+  return adminRoute(req, body, async (input) => inviteHuman(await getDb(), input));
 }

@@ -3,7 +3,7 @@ import { getSession, signedOutResponse } from '@/lib/console/auth';
 import { runTool } from '@/lib/console/ops';
 import { getTool } from '@/lib/core/registry';
 import { getDb } from '@/lib/db';
-import { toolError } from '@/lib/db/errors';
+import { toolError } from '@/lib/core/errors';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
