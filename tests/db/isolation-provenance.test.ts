@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { triageFeatureRequest } from '../../lib/console/ops';
 import { registry } from '../../lib/core/registry';
 import { downloadAttachment, localStore, uploadAndAttach } from '../../lib/server/files';
-import { reapRuns } from '../../lib/server/reaper';
+import { reapRuns } from '../../lib/jobs/reaper';
 import { fails, freshDb, ok, seedTenant, target, type Actor, type Tenant, type TestDb } from '../helpers/db';
 import { ROOM_ISOLATION } from '../helpers/isolation-rooms';
 import { asRun } from '../helpers/runs';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reapRuns } from '../../lib/server/reaper';
+import { JobRegistry } from '../../lib/jobs';
+import { reapRuns } from '../../lib/jobs/reaper';
 import { fails, freshDb, ok, seedTenant, type Actor, type Tenant, type TestDb } from '../helpers/db';
 import { asRun } from '../helpers/runs';
 
@@ -14,6 +15,14 @@ beforeAll(async () => {
   ok(await T.agent.call('project_create', { title: 'Runs', key: 'RN' }));
 });
 afterAll(() => db.drop());
+
+async function waitFor(check: () => Promise<boolean>, ms = 10_000) {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
 
 async function run(key: string) {
   const rows = await db.query<Record<string, any>>(`select * from public.runs where tenant_id = $1 and run_key = $2`, [T.id, key]);
@@ -294,6 +303,30 @@ describe('the reaper', () => {
     expect(abandoned.activity.some((e: { summary: string }) => e.summary.startsWith('worker-run went silent'))).toBe(true);
     // a second sweep finds nothing more to do
     expect(await reapRuns(db, { afterSeconds: 1800 })).toMatchObject({ abandoned: 0, released: 0 });
+  });
+
+  it('runs as the recurring job sweep.runs in every app process', async () => {
+    const { JobWorker, jobs } = await import('../../lib/jobs');
+    expect(jobs.get('sweep.runs')).toMatchObject({ everySeconds: 60 });
+    const registry = new JobRegistry().register('sweep.runs', jobs.get('sweep.runs')!.run, { everySeconds: 60 });
+    const w = new JobWorker(db, { registry, log: () => {} });
+    const live = asRun(T.agent, { run_id: 'job-swept' });
+    const t = ok(await live.call('task_create', { project_id: 'RN', title: 'held by a run that will go silent' }));
+    ok(await live.call('task_claim', { task_id: t.task_id }));
+    process.env.BULLPEN_RUN_ABANDON_SECONDS = '600';
+    try {
+      await silence('job-swept', 700);
+      // start() schedules the recurring kinds (due now); draining runs the sweep, which schedules its next run
+      await w.start();
+      await w.stop();
+      await w.drain();
+      await waitFor(async () => (await run('job-swept')).status === 'abandoned');
+    } finally {
+      delete process.env.BULLPEN_RUN_ABANDON_SECONDS;
+    }
+    expect(ok(await T.human.call('task_get', { task_id: t.task_id })).task.status).toBe('todo');
+    const next = await db.query<{ n: number }>(`select count(*)::int as n from bullpen.jobs where kind = 'sweep.runs' and status = 'pending' and run_at > now()`);
+    expect(next[0].n).toBe(1);
   });
 
   it('sweeps in batches', async () => {
