@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { z } from 'zod';
 import { registry } from '../core/registry';
 import type { ToolDef } from '../core/tool';
+import { gitContext, runHeaders, withGitDefaults } from './git';
 import { defaultBaseUrl } from './server-file';
 
 /**
@@ -125,12 +126,13 @@ export async function runTool(tool: ToolDef, argv: string[], out = console): Pro
   }
   const base = process.env.BULLPEN_URL ?? (await defaultBaseUrl());
   const client = new Client({ name: 'bullpen-cli', version: '0.1.0' });
-  const headers: Record<string, string> = { Authorization: `Bearer ${key}` };
-  if (process.env.BULLPEN_RUN_ID) headers['X-Bullpen-Run'] = process.env.BULLPEN_RUN_ID;
+  const repo = process.env.BULLPEN_REPO === 'off' ? null : await gitContext();
+  const headers: Record<string, string> = { Authorization: `Bearer ${key}`, ...runHeaders(process.env, repo) };
+  const args = withGitDefaults(tool.name, input, repo);
   let envelope: { ok: boolean; error?: { code: string; message: string; hint: string; retryable: boolean }; [k: string]: unknown };
   try {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base.replace(/\/$/, '')}/api/mcp`), { requestInit: { headers } }));
-    const res = (await client.callTool({ name: tool.name, arguments: input })) as { content: { type: string; text: string }[] };
+    const res = (await client.callTool({ name: tool.name, arguments: args })) as { content: { type: string; text: string }[] };
     envelope = JSON.parse(res.content[0].text);
   } catch (err) {
     const message = (err as Error).message;
