@@ -7,7 +7,7 @@ import { useProjects } from '@/lib/console/client/hooks';
 import { useLiveChanges } from '@/lib/console/client/live';
 import { ActorAvatar } from './actor-avatar';
 import { useMe } from './console-providers';
-import { BoardIcon, FolderIcon, KeyboardIcon, LogOutIcon, PulseIcon, UsersIcon, XIcon } from './icons';
+import { BoardIcon, ClockIcon, CommentIcon, FolderIcon, KeyboardIcon, LogOutIcon, PulseIcon, UsersIcon, XIcon } from './icons';
 import { Skeleton } from './skeleton';
 
 function NavLink({ href, active, icon, children }: { href: string; active: boolean; icon: ReactNode; children: ReactNode }) {
@@ -121,6 +121,14 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
           <NavLink href="/activity" active={pathname.startsWith('/activity')} icon={<PulseIcon className="size-4" />}>
             Activity
           </NavLink>
+          <NavLink href="/runs" active={pathname.startsWith('/runs')} icon={<ClockIcon className="size-4" />}>
+            Runs
+          </NavLink>
+          {me.is_owner && (
+            <NavLink href="/feedback" active={pathname.startsWith('/feedback')} icon={<CommentIcon className="size-4" />}>
+              Feedback
+            </NavLink>
+          )}
         </nav>
         <div className="px-4 pt-3 pb-1 text-[11px] font-medium tracking-wide text-zinc-400 uppercase">Projects</div>
         <div className="min-h-0 flex-1 space-y-0.5 overflow-y-auto px-2 pb-2">

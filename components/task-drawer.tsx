@@ -17,6 +17,7 @@ import { Markdown } from './markdown';
 import { Skeleton } from './skeleton';
 import { PriorityIcon, StatusIcon } from './status-icon';
 import { TaskPicker } from './task-picker';
+import { TaskProvenance, useFileDrop, useTaskUpload } from './task-provenance';
 import { useToast } from '@/lib/console/client/toast';
 
 const selectCls = 'h-7 w-full rounded-md border border-transparent bg-transparent px-1.5 text-[13px] text-zinc-800 hover:border-zinc-200 focus:border-indigo-400 focus:outline-none';
@@ -120,6 +121,8 @@ function DrawerBody({ detail, onClose, onOpenTask }: { detail: TaskDetail; onClo
   const byId = actors.byId;
   const name = (id: string | null | undefined) => (id ? (byId.get(id)?.display_name ?? 'someone') : 'nobody');
   const leaseLive = !!t.lease && new Date(t.lease.expires_at).getTime() > now;
+  const upload = useTaskUpload(t.id);
+  const drop = useFileDrop((files) => void upload.upload(files));
 
   const link = async (input: Record<string, unknown>, touched: string[]) => {
     try {
@@ -154,7 +157,12 @@ function DrawerBody({ detail, onClose, onOpenTask }: { detail: TaskDetail; onClo
           <XIcon className="size-4" />
         </button>
       </div>
-      <div className="min-h-0 flex-1 overflow-y-auto">
+      <div className="relative min-h-0 flex-1 overflow-y-auto" data-testid="drawer-drop" {...drop.props}>
+        {drop.over && (
+          <div className="pointer-events-none absolute inset-2 z-10 flex items-center justify-center rounded-lg border-2 border-dashed border-indigo-400 bg-indigo-50/80 text-[13px] font-medium text-indigo-700" data-testid="drop-overlay">
+            Drop to attach to {t.ref}
+          </div>
+        )}
         <div className="px-5 pt-4 pb-3">
           {editingTitle ? (
             <input
@@ -421,6 +429,14 @@ function DrawerBody({ detail, onClose, onOpenTask }: { detail: TaskDetail; onClo
             {detail.subtasks.length === 0 ? <p className="px-1.5 text-[12px] text-zinc-400">None. Create one with a parent in the new-task form.</p> : <ul>{detail.subtasks.map((s) => <TaskLink key={s.id} task={s} onOpen={onOpenTask} />)}</ul>}
           </div>
         </Section>
+
+        <TaskProvenance
+          detail={detail}
+          now={now}
+          upload={upload}
+          onRequireEvidence={(on) => void update(t, { requires_evidence: on })}
+          section={(p) => <Section {...p} />}
+        />
 
         <Comments detail={detail} actors={byId} now={now} />
 

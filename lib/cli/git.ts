@@ -73,7 +73,7 @@ export function withGitDefaults(tool: string, input: Record<string, unknown>, g:
 }
 
 /** The run headers for a CLI call, from the environment (and the repository it stands in). */
-export function runHeaders(env: NodeJS.ProcessEnv, g: GitContext | null): Record<string, string> {
+export function runHeaders(env: Record<string, string | undefined>, g: GitContext | null): Record<string, string> {
   const h: Record<string, string> = { 'X-Bullpen-Run': env.BULLPEN_RUN_ID || derivedCliRun() };
   if (env.BULLPEN_PARENT_RUN_ID) h['X-Bullpen-Parent-Run'] = env.BULLPEN_PARENT_RUN_ID;
   if (env.BULLPEN_RUN_GROUP) h['X-Bullpen-Run-Group'] = env.BULLPEN_RUN_GROUP;
