@@ -28,7 +28,7 @@ export function maxUploadBytes(): number {
 
 /** The embedded store's directory: BULLPEN_FILES_DIR, else `files` beside the data directory. */
 export function filesDir(): string {
-  return path.resolve(process.env.BULLPEN_FILES_DIR ?? path.join(path.dirname(dataDir()), 'files'));
+  return path.resolve(/*turbopackIgnore: true*/ process.env.BULLPEN_FILES_DIR ?? path.join(path.dirname(dataDir()), 'files'));
 }
 
 /** A file name safe on every filesystem and in a URL path; keeps the extension. */
@@ -44,8 +44,9 @@ const STORAGE_PATH = /^[0-9a-f-]{36}\/[0-9a-f-]{36}\/[^/\\]{1,200}$/;
 export function localStore(dir = filesDir()): FileStore {
   const resolve = (p: string) => {
     if (!STORAGE_PATH.test(p) || p.includes('..')) throw new Error(`not a storage path: ${p}`);
-    const full = path.resolve(dir, p);
-    if (!full.startsWith(path.resolve(dir) + path.sep)) throw new Error(`not a storage path: ${p}`);
+    const base = path.resolve(/*turbopackIgnore: true*/ dir);
+    const full = path.join(/*turbopackIgnore: true*/ base, p);
+    if (!full.startsWith(base + path.sep)) throw new Error(`not a storage path: ${p}`);
     return full;
   };
   return {
