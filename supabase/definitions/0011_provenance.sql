@@ -497,8 +497,11 @@ as $$
 begin
   if new.lease_actor_id is null then
     new.lease_run_key := null;
-  elsif tg_op = 'INSERT' or new.lease_actor_id is distinct from old.lease_actor_id
-        or new.lease_expires_at is distinct from old.lease_expires_at then
+  elsif tg_op = 'INSERT' then
+    new.lease_run_key := coalesce(bullpen.run_id(), new.lease_run_key);
+  elsif (new.lease_actor_id is distinct from old.lease_actor_id or new.lease_expires_at is distinct from old.lease_expires_at)
+        and new.lease_run_key is not distinct from old.lease_run_key then
+    -- a statement that names the run itself (the server's own tools) keeps it
     new.lease_run_key := bullpen.run_id();
   end if;
   return new;
@@ -845,7 +848,13 @@ begin
   if p ->> 'remote_url' is not null then
     v_repo := (bullpen.repository_for_remote(p ->> 'remote_url', 'remote_url')).id;
   end if;
-  v_usage := case when p ? 'usage' then bullpen.merge_usage(v_run.usage, p -> 'usage') else v_run.usage end;
+  v_usage := v_run.usage;
+  if p ? 'usage' then
+    v_usage := bullpen.merge_usage(v_run.usage, p -> 'usage');
+    select coalesce(sum((u.value ->> 'tokens_in')::bigint), 0), coalesce(sum((u.value ->> 'tokens_out')::bigint), 0),
+           coalesce(sum((u.value ->> 'cost_usd')::numeric), 0)
+      into v_run.tokens_in, v_run.tokens_out, v_run.cost_usd from jsonb_each(v_usage) u;
+  end if;
   update public.runs r set
     status = 'running', ended_at = null, end_reason = null,
     head_sha = coalesce(lower(p ->> 'head_sha'), r.head_sha),
@@ -853,10 +862,7 @@ begin
     dirty = case when p ? 'dirty' then (p ->> 'dirty')::boolean else r.dirty end,
     counts = case when p ? 'counts' then p -> 'counts' else r.counts end,
     repository_id = coalesce(v_repo, r.repository_id),
-    usage = v_usage,
-    tokens_in = bullpen.usage_total(v_usage, 'tokens_in')::bigint,
-    tokens_out = bullpen.usage_total(v_usage, 'tokens_out')::bigint,
-    cost_usd = bullpen.usage_total(v_usage, 'cost_usd'),
+    usage = v_usage, tokens_in = v_run.tokens_in, tokens_out = v_run.tokens_out, cost_usd = v_run.cost_usd,
     last_heartbeat_at = now(), last_active_at = now()
   where r.tenant_id = v_run.tenant_id and r.id = v_run.id
   returning * into v_run;
