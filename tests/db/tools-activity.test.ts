@@ -40,6 +40,8 @@ describe('activity_log', () => {
     expect(again).toMatchObject({ deduplicated: true, seq: first.seq });
     const withKey = ok(await a.call('activity_log', { ...input, idempotency_key: 'mig-42' }));
     expect(withKey.seq).toBe(first.seq);
+    expect(ok(await a.call('activity_log', { ...input, idempotency_key: 'mig-42' })).idempotent_replay).toBe(true);
+    fails(await a.call('activity_log', { ...input, summary: 'another', idempotency_key: 'mig-42' }), 'IDEMPOTENCY_CONFLICT');
     const changed = ok(await a.call('activity_log', { ...input, summary: '0043 applied' }));
     expect(changed.seq).toBeGreaterThan(first.seq);
     // the same words from another actor, or another run, are their own milestone

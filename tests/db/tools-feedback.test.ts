@@ -60,6 +60,8 @@ describe('feature_request_create', () => {
 
   it('refuses incomplete or malformed reports, naming the field', async () => {
     expect(fails(await T.agent.call('feature_request_create', { body: 'x', kind: 'bug' }), 'VALIDATION_ERROR').message).toContain('title');
+    ok(await T.agent.call('feature_request_create', { title: 'keyed', body: 'b', kind: 'bug', idempotency_key: 'fr-key' }));
+    fails(await T.agent.call('feature_request_create', { title: 'keyed differently', body: 'b', kind: 'bug', idempotency_key: 'fr-key' }), 'IDEMPOTENCY_CONFLICT');
     expect(fails(await T.agent.call('feature_request_create', { title: 'x', kind: 'bug' }), 'VALIDATION_ERROR').message).toContain('body');
     expect(fails(await T.agent.call('feature_request_create', { title: 'x', body: 'y', kind: 'wish' }), 'VALIDATION_ERROR').message).toContain('kind');
     expect(fails(await T.agent.call('feature_request_create', { title: 'x', body: 'y', kind: 'bug', severity: 'urgent' }), 'VALIDATION_ERROR').message).toContain('severity');
@@ -110,8 +112,8 @@ describe('triage and feature_request_query', () => {
 
   it('lists newest first with counts by status; filters by status, kind, filer and text; pages', async () => {
     const all = ok(await other.call('feature_request_query', {}));
-    expect(all.feature_requests.length).toBe(5);
-    expect(all.counts).toEqual({ open: 3, shipped: 1, declined: 1 });
+    expect(all.feature_requests.length).toBe(6);
+    expect(all.counts).toEqual({ open: 4, shipped: 1, declined: 1 });
     const open = ok(await other.call('feature_request_query', { status: ['open', 'accepted'] }));
     expect(open.feature_requests.every((f: { status: string }) => f.status === 'open')).toBe(true);
     expect(ok(await other.call('feature_request_query', { status: 'shipped' })).feature_requests).toHaveLength(1);
@@ -121,6 +123,7 @@ describe('triage and feature_request_query', () => {
     expect(ok(await other.call('feature_request_query', { q: 'task_claim' })).feature_requests.map((f: { id: string }) => f.id)).toEqual([ids.fr]);
     const p1 = ok(await other.call('feature_request_query', { limit: 4 }));
     const p2 = ok(await other.call('feature_request_query', { limit: 4, cursor: p1.next_cursor }));
+    expect(p2.next_cursor).toBeNull();
     expect([...p1.feature_requests, ...p2.feature_requests].map((f: { id: string }) => f.id)).toEqual(all.feature_requests.map((f: { id: string }) => f.id));
     fails(await other.call('feature_request_query', { id: '00000000-0000-4000-8000-000000000000' }), 'NOT_FOUND');
     expect(fails(await other.call('feature_request_query', { status: 'closed' }), 'VALIDATION_ERROR').message).toContain('status');

@@ -114,6 +114,7 @@ describe('repo_link and the repository filters', () => {
     const p2 = ok(await T.agent.call('repo_query', { limit: 2, cursor: p1.next_cursor }));
     expect([...p1.repositories, ...p2.repositories].map((r: { id: string }) => r.id)).toEqual(all.repositories.slice(0, 4).map((r: { id: string }) => r.id));
     fails(await T.agent.call('repo_query', { project_id: 'NOPE' }), 'NOT_FOUND');
+    expect(fails(await T.agent.call('repo_query', { cursor: '%%%' }), 'VALIDATION_ERROR').message).toContain('cursor');
   });
 
   it('task_claim repository_ids claims only work of projects linked to those repositories', async () => {
@@ -216,21 +217,27 @@ describe('code refs', () => {
     expect(fails(await T.agent.call('code_ref_update', { code_ref_id: ids.pr, patch: {} }), 'VALIDATION_ERROR').message).toContain('patch');
     expect(fails(await T.agent.call('code_ref_update', { code_ref_id: ids.pr, patch: { pr_state: 'approved' } }), 'VALIDATION_ERROR').message).toContain('pr_state');
     fails(await T.agent.call('code_ref_update', { code_ref_id: '00000000-0000-4000-8000-000000000000', patch: { title: 'x' } }), 'NOT_FOUND');
+    // moving a commit ref onto a commit the task already has would make two rows of one thing
+    const one = ok(await T.agent.call('task_code_ref', { task_id: ids.task, ref_type: 'commit', sha: '1111111', repository_id: ids.repo }));
+    ok(await T.agent.call('task_code_ref', { task_id: ids.task, ref_type: 'commit', sha: '2222222', repository_id: ids.repo }));
+    fails(await T.agent.call('code_ref_update', { code_ref_id: one.code_ref_id, patch: { sha: '2222222' } }), 'ALREADY_EXISTS');
   });
 
   it('code_ref_query finds refs by object, repository, type, state and run, newest first', async () => {
     const onTask = ok(await T.agent.call('code_ref_query', { object_type: 'task', object_id: 'API-1' }));
-    expect(onTask.code_refs.length).toBe(6);
-    expect(onTask.code_refs[0].label).toBe('PR #43');
+    expect(onTask.code_refs.length).toBe(8);
+    expect(onTask.code_refs[0].label).toBe('commit 2222222');
     expect(ok(await T.agent.call('code_ref_query', { object_id: 'API-1', ref_type: 'pr' })).code_refs.map((r: { pr_number: number }) => r.pr_number)).toEqual([43, 42]);
+    expect(onTask.code_refs.filter((r: { ref_type: string }) => r.ref_type === 'pr')[0].label).toBe('PR #43');
     expect(ok(await T.agent.call('code_ref_query', { pr_state: 'merged' })).code_refs.map((r: { pr_number: number }) => r.pr_number)).toEqual([42]);
     expect(ok(await T.agent.call('code_ref_query', { repository_id: ids.webRepo })).code_refs).toHaveLength(1);
     expect(ok(await T.agent.call('code_ref_query', { run_id: 'coder' })).code_refs).toHaveLength(2);
     expect(ok(await T.agent.call('code_ref_query', { object_type: 'project', object_id: 'WEB' })).code_refs).toHaveLength(1);
     const p1 = ok(await T.agent.call('code_ref_query', { limit: 4 }));
     const p2 = ok(await T.agent.call('code_ref_query', { limit: 4, cursor: p1.next_cursor }));
-    expect(p2.next_cursor).toBeNull();
-    expect(new Set([...p1.code_refs, ...p2.code_refs].map((r: { id: string }) => r.id)).size).toBe(7);
+    const p3 = p2.next_cursor ? ok(await T.agent.call('code_ref_query', { limit: 4, cursor: p2.next_cursor })) : { code_refs: [], next_cursor: null };
+    expect(p3.next_cursor).toBeNull();
+    expect(new Set([...p1.code_refs, ...p2.code_refs, ...p3.code_refs].map((r: { id: string }) => r.id)).size).toBe(9);
     fails(await T.agent.call('code_ref_query', { object_type: 'task', object_id: 'API-77' }), 'NOT_FOUND');
     fails(await T.agent.call('code_ref_query', { run_id: 'never' }), 'NOT_FOUND');
     expect(fails(await T.agent.call('code_ref_query', { cursor: '%%%' }), 'VALIDATION_ERROR').message).toContain('cursor');

@@ -162,6 +162,7 @@ describe('run_end', () => {
     expect(ok(await a.call('run_end', { status: 'failed', idempotency_key: 'end-again' })).already_ended).toBe(true);
     fails(await a.call('run_end', { status: 'succeeded' }), 'CONFLICT');
     fails(await other.call('run_end', { run_key: 'ending', status: 'failed' }), 'FORBIDDEN');
+    fails(await other.call('run_end', { run_key: 'no-such-run', status: 'failed' }), 'NOT_FOUND');
     expect(fails(await a.call('run_end', { status: 'abandoned' }), 'VALIDATION_ERROR').message).toContain('status');
   });
 
@@ -202,6 +203,8 @@ describe('run_fork', () => {
     const named = ok(await a.call('run_fork', { run_key: 'forker-named' }));
     expect(named.run_key).toBe('forker-named');
     fails(await a.call('run_fork', { run_key: 'forker-named', label: 'again' }), 'ALREADY_EXISTS');
+    expect(fails(await asRun(T.agent, { run_id: null }).call('run_fork', { label: 'orphan' }), 'VALIDATION_ERROR').message).toContain('no current run');
+    expect(fails(await a.call('run_fork', { agent_role: 'x'.repeat(101) }), 'VALIDATION_ERROR').message).toContain('agent_role');
   });
 });
 
@@ -269,6 +272,8 @@ describe('run_query, run_get and run_summary', () => {
     expect(s.duration_seconds).toBeGreaterThanOrEqual(0);
     // another actor can read it by key
     expect(ok(await other.call('run_summary', { run_id: 'standup' })).counts.tasks_completed).toBe(1);
+    fails(await other.call('run_summary', { run_id: 'no-standup' }), 'NOT_FOUND');
+    expect(fails(await other.call('run_summary', { run_id: 'has space' }), 'VALIDATION_ERROR').message).toContain('run_id');
   });
 });
 
