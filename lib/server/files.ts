@@ -90,6 +90,7 @@ export type SupabaseStoreConfig = { url: string; serviceKey: string; bucket: str
 /** Supabase Storage through supabase-js, with the service role key (the server checks access itself). */
 export function supabaseStore(cfg: SupabaseStoreConfig): FileStore {
   let client: Promise<ReturnType<typeof import('@supabase/supabase-js').createClient>> | null = null;
+  let bucketReady = false;
   const storage = async () => {
     client ??= import('@supabase/supabase-js').then(({ createClient }) =>
       createClient(cfg.url, cfg.serviceKey, {
@@ -104,8 +105,16 @@ export function supabaseStore(cfg: SupabaseStoreConfig): FileStore {
   return {
     kind: 'supabase',
     async put(p, data, contentType) {
-      const { error } = await (await storage()).upload(p, data, { contentType, upsert: false });
+      let { error } = await (await storage()).upload(p, data, { contentType, upsert: false });
+      if (error && !bucketReady && /bucket not found/i.test(error.message)) {
+        // the first upload to a fresh project creates the (private) bucket
+        const created = await (await client)!.storage.createBucket(cfg.bucket, { public: false });
+        if (created.error && !/already exists/i.test(created.error.message)) throw new Error(`Supabase Storage bucket ${cfg.bucket}: ${created.error.message}`);
+        bucketReady = true;
+        ({ error } = await (await storage()).upload(p, data, { contentType, upsert: false }));
+      }
       if (error) throw new Error(`Supabase Storage upload failed: ${error.message}`);
+      bucketReady = true;
     },
     async get(p) {
       const { data, error } = await (await storage()).download(p);

@@ -246,6 +246,7 @@ describe('files', () => {
 
   it('Supabase Storage: the same calls go to the storage API with the service key', async () => {
     const objects = new Map<string, { body: Uint8Array; type: string }>();
+    const buckets = new Set<string>();
     const calls: string[] = [];
     const fakeFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
       const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
@@ -253,7 +254,14 @@ describe('files', () => {
       const headers = new Headers(init?.headers);
       calls.push(`${method} ${url.pathname} ${headers.get('authorization')}`);
       const key = decodeURIComponent(url.pathname.replace(/^\/storage\/v1\/object\//, ''));
+      if (method === 'POST' && url.pathname === '/storage/v1/bucket') {
+        const b = JSON.parse(String(init!.body)) as { id: string; public: boolean };
+        expect(b.public).toBe(false);
+        buckets.add(b.id);
+        return Response.json({ name: b.id });
+      }
       if (method === 'POST' && url.pathname.startsWith('/storage/v1/object/')) {
+        if (!buckets.has(key.split('/')[0])) return Response.json({ statusCode: '404', error: 'Bucket not found', message: 'Bucket not found' }, { status: 400 });
         if (objects.has(key) && headers.get('x-upsert') !== 'true') return Response.json({ statusCode: '409', error: 'Duplicate', message: 'exists' }, { status: 409 });
         objects.set(key, { body: new Uint8Array(init!.body as Uint8Array), type: headers.get('content-type') ?? '' });
         return Response.json({ Key: key, Id: 'x' });
@@ -282,6 +290,9 @@ describe('files', () => {
     expect(await s.get(storagePath)).toBeNull();
     expect(calls.every((c) => c.endsWith('Bearer service-key'))).toBe(true);
     expect(calls.map((c) => c.split(' ').slice(0, 2).join(' '))).toEqual([
+      // a fresh project: the first upload finds no bucket, creates it (private) and uploads again
+      `POST /storage/v1/object/attachments/${storagePath}`,
+      'POST /storage/v1/bucket',
       `POST /storage/v1/object/attachments/${storagePath}`,
       `GET /storage/v1/object/attachments/${storagePath}`,
       'DELETE /storage/v1/object/attachments',
