@@ -3,6 +3,7 @@ import { attachmentTools } from './attachments';
 import { commentTools } from './comments';
 import { feedbackTools } from './feedback';
 import { guideTools } from './guide';
+import { handoffTools } from './handoffs';
 import { identityTools } from './identity';
 import { projectTools } from './projects';
 import { repoTools } from './repos';
@@ -16,6 +17,7 @@ export const registry: readonly ToolDef[] = [
   ...projectTools,
   ...taskTools,
   ...commentTools,
+  ...handoffTools,
   ...activityTools,
   ...attachmentTools,
   ...runTools,

@@ -103,7 +103,7 @@ export async function handleMcp(req: Request): Promise<Response> {
   const issued = isInitialize(parsed) && !req.headers.get('mcp-session-id') ? `bp-${randomUUID()}` : null;
   if (issued && !run.run_id) identity.claims.run_id = derivedRunKey(identity.key_id, issued);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  const server = createMcpServer({ db, claims: identity.claims });
+  const server = createMcpServer({ db, claims: identity.claims, signal: req.signal });
   await server.connect(transport);
   const res = await transport.handleRequest(req, { parsedBody: parsed });
   for (const [k, v] of Object.entries(cors)) res.headers.set(k, v);

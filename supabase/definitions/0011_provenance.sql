@@ -189,8 +189,8 @@ $$;
 /**
  * The object a code ref, attachment or milestone points at: {object_type, object_id, project_id,
  * task_id, label}, or NOT_FOUND naming the field. Tasks take uuid or KEY-N, projects uuid or key,
- * runs uuid or run key. Decisions, notes and handoffs belong to other rooms: their tables are
- * looked up only where those rooms are installed.
+ * runs uuid or run key. Decisions and notes belong to the memory room: their tables are looked up
+ * only where it is installed.
  */
 create or replace function bullpen.resolve_object(p_type text, p_ref text, p_field text default 'object_id') returns jsonb
 language plpgsql stable
@@ -238,12 +238,16 @@ begin
   elsif p_type = 'run' then
     select jsonb_build_object('object_type', 'run', 'object_id', r.id, 'project_id', null, 'task_id', null, 'label', r.run_key)
       into v_row from public.runs r where r.tenant_id = bullpen.tenant_id() and (r.id = v_id or r.run_key = p_ref);
-  elsif p_type in ('decision', 'note', 'handoff') then
-    -- other rooms' tables, by the names they are expected to take; absent room, absent object
-    foreach v_table in array case p_type
-        when 'decision' then array['decisions']
-        when 'note' then array['notes', 'knowledge_notes', 'knowledge']
-        else array['handoffs', 'work_requests'] end loop
+  elsif p_type = 'handoff' then
+    select jsonb_build_object('object_type', 'handoff', 'object_id', h.id,
+             'project_id', coalesce(h.related_project_id, t.project_id), 'task_id', null, 'label', h.title)
+      into v_row
+      from public.handoffs h
+      left join public.tasks t on t.tenant_id = h.tenant_id and t.id = h.related_task_id
+     where h.tenant_id = bullpen.tenant_id() and h.id = v_id;
+  elsif p_type in ('decision', 'note') then
+    -- the memory room's tables, by the names it is expected to take; absent room, absent object
+    foreach v_table in array case p_type when 'decision' then array['decisions'] else array['notes', 'knowledge_notes', 'knowledge'] end loop
       if to_regclass('public.' || v_table) is not null then
         execute format('select to_jsonb(x) from public.%I x where x.tenant_id = $1 and x.id = $2', v_table)
           into v_row using bullpen.tenant_id(), v_id;
@@ -347,6 +351,15 @@ $$;
 -- ---------------------------------------------------------------------------------------------
 
 /**
+ * The caller's run key when it is one (what X-Bullpen-Run allows); null otherwise. Claims from
+ * elsewhere (a Supabase JWT, a test) may carry any string: such a run is a label on the activity
+ * rows, never a registered run.
+ */
+create or replace function bullpen.run_key() returns text
+language sql stable
+as $$ select r from (select bullpen.run_id() as r) x where r ~ '^[A-Za-z0-9._:@-]{1,128}$' $$;
+
+/**
  * Registers a run under the caller. For the caller's current run the claims say how: a parent run
  * (X-Bullpen-Parent-Run / BULLPEN_PARENT_RUN_ID) makes it a subagent run, a series
  * (X-Bullpen-Run-Group / BULLPEN_RUN_GROUP) a loop_tick whose whoami cursor starts where the
@@ -366,7 +379,7 @@ declare
   v_kind text;
   v_remote text;
 begin
-  if p_key = bullpen.run_id() then
+  if p_key = bullpen.run_key() then
     v_parent_key := nullif(c ->> 'parent_run_id', '');
     v_series := nullif(c ->> 'run_group', '');
     v_remote := nullif(c ->> 'repo', '');
@@ -444,7 +457,7 @@ begin
   select r.status, r.last_active_at into v_status, v_last
     from public.runs r where r.tenant_id = new.tenant_id and r.run_key = new.run_id;
   if v_status is null then
-    if new.run_id = bullpen.run_id() and bullpen.actor_id() is not null and new.tenant_id = bullpen.tenant_id() then
+    if new.run_id = bullpen.run_key() and bullpen.actor_id() is not null and new.tenant_id = bullpen.tenant_id() then
       perform bullpen.register_run(new.run_id);
     end if;
   elsif v_status = 'abandoned' then
@@ -472,7 +485,7 @@ create or replace function bullpen.run_delta_since(p_last_seen timestamptz) retu
 language plpgsql
 as $$
 declare
-  v_key text := bullpen.run_id();
+  v_key text := bullpen.run_key();
   v public.runs;
   v_since timestamptz := p_last_seen;
 begin
@@ -498,11 +511,11 @@ begin
   if new.lease_actor_id is null then
     new.lease_run_key := null;
   elsif tg_op = 'INSERT' then
-    new.lease_run_key := coalesce(bullpen.run_id(), new.lease_run_key);
+    new.lease_run_key := coalesce(bullpen.run_key(), new.lease_run_key);
   elsif (new.lease_actor_id is distinct from old.lease_actor_id or new.lease_expires_at is distinct from old.lease_expires_at)
         and new.lease_run_key is not distinct from old.lease_run_key then
     -- a statement that names the run itself (the server's own tools) keeps it
-    new.lease_run_key := bullpen.run_id();
+    new.lease_run_key := bullpen.run_key();
   end if;
   return new;
 end
@@ -542,13 +555,13 @@ as $$
 declare
   v public.runs;
 begin
-  if bullpen.run_id() is null then
+  if bullpen.run_key() is null then
     perform bullpen.fail('VALIDATION_ERROR', format('%s: you have no current run', p_field),
       'send X-Bullpen-Run (or set BULLPEN_RUN_ID), or name the run');
   end if;
-  select * into v from public.runs r where r.tenant_id = bullpen.tenant_id() and r.run_key = bullpen.run_id();
+  select * into v from public.runs r where r.tenant_id = bullpen.tenant_id() and r.run_key = bullpen.run_key();
   if v.id is null then
-    v := bullpen.register_run(bullpen.run_id());
+    v := bullpen.register_run(bullpen.run_key());
   end if;
   return v;
 end
@@ -615,6 +628,8 @@ as $$
   ), acts as (
     select a.verb, a.metadata from public.activity a
      where a.tenant_id = p_tenant and a.run_id in (select run_key from keys)
+       -- "someone's inbox changed" rows wake waiting agents; they are not something a run produced
+       and a.object_type <> 'inbox'
   ), by_verb as (
     select verb, count(*) as n from acts group by verb
   )
@@ -714,7 +729,7 @@ as $$
   select x.* from public.repositories x
    where x.tenant_id = bullpen.tenant_id()
      and x.id = coalesce(
-       (select r.repository_id from public.runs r where r.tenant_id = bullpen.tenant_id() and r.run_key = bullpen.run_id()),
+       (select r.repository_id from public.runs r where r.tenant_id = bullpen.tenant_id() and r.run_key = bullpen.run_key()),
        (select y.id from public.repositories y
          where y.tenant_id = bullpen.tenant_id()
            and y.remote_key = bullpen.normalize_remote(nullif(bullpen.claims() ->> 'repo', '')) ->> 'key'))
@@ -808,7 +823,7 @@ as $$
 declare
   v public.runs;
 begin
-  if p ->> 'run_key' is null or p ->> 'run_key' = bullpen.run_id() then
+  if p ->> 'run_key' is null or p ->> 'run_key' = bullpen.run_key() then
     v := bullpen.current_run('run_key');
   else
     v := bullpen.resolve_run(p ->> 'run_key', 'run_key');
@@ -998,12 +1013,12 @@ begin
   elsif p ->> 'run_key' is not null then
     return bullpen.resolve_run(p ->> 'run_key', 'run_key');
   end if;
-  if bullpen.run_id() is null then
+  if bullpen.run_key() is null then
     perform bullpen.fail('VALIDATION_ERROR', 'run_id: you have no current run', 'name a run with run_id or run_key');
   end if;
-  select * into v from public.runs r where r.tenant_id = bullpen.tenant_id() and r.run_key = bullpen.run_id();
+  select * into v from public.runs r where r.tenant_id = bullpen.tenant_id() and r.run_key = bullpen.run_key();
   if v.id is null then
-    perform bullpen.fail('NOT_FOUND', format('run_id: your current run %s is not registered yet', bullpen.run_id()),
+    perform bullpen.fail('NOT_FOUND', format('run_id: your current run %s is not registered yet', bullpen.run_key()),
       'a run registers at its first write or whoami');
   end if;
   return v;
@@ -1131,10 +1146,10 @@ begin
     v_here := true;
     v_remote := nullif(bullpen.claims() ->> 'repo', '');
     v_field := 'X-Bullpen-Repo';
-    if v_remote is null and bullpen.run_id() is not null then
+    if v_remote is null and bullpen.run_key() is not null then
       select x.remote_url into v_remote from public.runs r
         join public.repositories x on x.tenant_id = r.tenant_id and x.id = r.repository_id
-       where r.tenant_id = bullpen.tenant_id() and r.run_key = bullpen.run_id();
+       where r.tenant_id = bullpen.tenant_id() and r.run_key = bullpen.run_key();
     end if;
     if v_remote is null then
       perform bullpen.fail('VALIDATION_ERROR', 'remote_url: cannot tell which repository you stand in',
@@ -1146,13 +1161,13 @@ begin
    where x.tenant_id = bullpen.tenant_id() and x.remote_key = bullpen.normalize_remote(v_remote) ->> 'key';
   v_repo := bullpen.repository_for_remote(v_remote, v_field, p ->> 'default_branch');
   v_created := v_before is null;
-  if v_here and bullpen.run_id() is not null then
-    v_run := bullpen.ensure_run(bullpen.run_id());
+  if v_here and bullpen.run_key() is not null then
+    v_run := bullpen.ensure_run(bullpen.run_key());
     update public.runs r set repository_id = v_repo.id where r.tenant_id = v_run.tenant_id and r.id = v_run.id
        and r.repository_id is distinct from v_repo.id;
   end if;
   return bullpen.idem_finish(p, jsonb_build_object('repository', bullpen.repository_json(v_repo), 'repository_id', v_repo.id,
-    'created', v_created, 'current_run', v_here and bullpen.run_id() is not null));
+    'created', v_created, 'current_run', v_here and bullpen.run_key() is not null));
 end
 $$;
 alter function public.repo_register(jsonb) owner to bullpen_writer;
@@ -1284,8 +1299,8 @@ declare
 begin
   if p ->> 'run_id' is not null then
     v_run := bullpen.resolve_run(p ->> 'run_id', 'run_id');
-  elsif bullpen.run_id() is not null then
-    v_run := bullpen.ensure_run(bullpen.run_id());
+  elsif bullpen.run_key() is not null then
+    v_run := bullpen.ensure_run(bullpen.run_key());
   end if;
   if p ->> 'repository_id' is not null then
     v_repo := (bullpen.resolve_repository(p ->> 'repository_id', null)).id;
@@ -1522,8 +1537,8 @@ begin
       'upload the file first (POST /api/files), or pass where it is stored');
   end if;
   v_obj := bullpen.resolve_object(p ->> 'object_type', p ->> 'object_id');
-  if bullpen.run_id() is not null then
-    v_run := (bullpen.ensure_run(bullpen.run_id())).id;
+  if bullpen.run_key() is not null then
+    v_run := (bullpen.ensure_run(bullpen.run_key())).id;
   end if;
   insert into public.attachments (tenant_id, object_type, object_id, task_id, project_id, kind, url, storage_path, title,
                                   filename, mime_type, size_bytes, created_by_actor_id, run_id)
@@ -1670,8 +1685,8 @@ begin
         'log milestones of your own runs (your current run, or one you forked)');
     end if;
     v_run_key := v_run.run_key;
-  elsif v_run_key is not null then
-    v_run := bullpen.ensure_run(v_run_key);
+  elsif bullpen.run_key() is not null then
+    v_run := bullpen.ensure_run(bullpen.run_key());
   end if;
   if p ->> 'object_id' is not null then
     v_obj := bullpen.resolve_object(coalesce(p ->> 'object_type', 'task'), p ->> 'object_id');
@@ -1749,6 +1764,9 @@ begin
   end if;
   if p ->> 'object_type' is not null then
     v_where := v_where || 'ac.object_type = ($5->>''object_type'')'::text;
+  elsif coalesce(p ->> 'verb', '') not like 'inbox.%' then
+    -- "an inbox changed" rows only wake waiting agents: not news, unless asked for
+    v_where := v_where || 'ac.object_type <> ''inbox'''::text;
   end if;
   if p ->> 'actor_id' is not null then
     perform bullpen.require_actor_in_tenant(bullpen.uuid_arg(p, 'actor_id'), 'actor_id');
@@ -1894,24 +1912,20 @@ $$;
 alter function public.feature_request_query(jsonb) owner to bullpen_writer;
 
 /**
- * Tells the filer their request moved. Notifications belong to the coordination room: when it is
- * installed and offers bullpen.notify(recipient, kind, title, body, object_type, object_id,
- * metadata), the filer gets one; either way the status change is in the activity log, which the
- * filer's whoami delta shows. Returns whether a notification was sent.
+ * Tells the filer their request moved: a notification (coordination's bullpen.notify; private to
+ * the filer, in their inbox and the console's bell), besides the activity row their whoami delta
+ * shows. An owner moving their own request is not told. Returns whether a notification was sent.
  */
 create or replace function bullpen.feature_request_notify(f public.feature_requests, p_from text) returns boolean
 language plpgsql
 as $$
 begin
-  if f.filed_by_actor_id = bullpen.actor_id()
-     or to_regprocedure('bullpen.notify(uuid,text,text,text,text,uuid,jsonb)') is null then
+  if f.filed_by_actor_id = bullpen.actor_id() then
     return false;
   end if;
-  execute 'select bullpen.notify($1, $2, $3, $4, $5, $6, $7)'
-    using f.filed_by_actor_id, 'feature_request.status_changed',
-          format('Your request "%s" is %s', f.title, replace(f.status, '_', ' ')),
-          coalesce(f.resolution, ''), 'feature_request', f.id,
-          jsonb_build_object('from', p_from, 'to', f.status);
+  perform bullpen.notify(f.tenant_id, f.filed_by_actor_id, 'feature_request.status_changed',
+    format('Your request "%s" is %s (was %s)', f.title, replace(f.status, '_', ' '), replace(p_from, '_', ' ')),
+    coalesce(f.resolution, ''));
   return true;
 end
 $$;
@@ -2058,6 +2072,8 @@ revoke all on function bullpen.repository_for_remote(text, text, text) from publ
 grant execute on function bullpen.repository_for_remote(text, text, text) to bullpen_writer, service_role;
 revoke all on function bullpen.resolve_repository(text, text, text) from public, anon, authenticated;
 grant execute on function bullpen.resolve_repository(text, text, text) to bullpen_writer, service_role;
+revoke all on function bullpen.run_key() from public, anon, authenticated;
+grant execute on function bullpen.run_key() to bullpen_writer, service_role;
 revoke all on function bullpen.register_run(text) from public, anon, authenticated;
 grant execute on function bullpen.register_run(text) to bullpen_writer, service_role;
 revoke all on function bullpen.ensure_run(text) from public, anon, authenticated;

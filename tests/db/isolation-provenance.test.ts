@@ -7,7 +7,6 @@ import { registry } from '../../lib/core/registry';
 import { downloadAttachment, localStore, uploadAndAttach } from '../../lib/server/files';
 import { reapRuns } from '../../lib/jobs/reaper';
 import { fails, freshDb, ok, seedTenant, target, type Actor, type Tenant, type TestDb } from '../helpers/db';
-import { ROOM_ISOLATION } from '../helpers/isolation-rooms';
 import { asRun } from '../helpers/runs';
 
 /**
@@ -25,7 +24,11 @@ let dir: string;
 const a: Record<string, string> = {};
 const b: Record<string, string> = {};
 let proofs = 0;
-const mine = ROOM_ISOLATION.provenance;
+/** This room's tables and rooms (tests/db/isolation.test.ts finds these proofs by their text). */
+const mine = {
+  tables: ['attachments', 'code_refs', 'feature_requests', 'project_repositories', 'repositories', 'runs'],
+  rooms: ['runs', 'repositories', 'attachments', 'activity', 'feedback'],
+};
 
 beforeAll(async () => {
   db = await freshDb();

@@ -122,6 +122,10 @@ describe('activity_query', () => {
     expect(past.activity).toEqual([]);
     const window = ok(await T.agent.call('activity_query', { since: new Date(Date.now() - 3_600_000).toISOString(), until: new Date(Date.now() + 60_000).toISOString(), limit: 200 }));
     expect(window.activity.length).toBe(all.activity.length);
+    // the coordination room's "an inbox changed" signals stay out of the log unless asked for
+    ok(await T.agent.call('handoff_create', { to_actor_ids: [other.id], title: 'a ping' }));
+    expect(ok(await T.agent.call('activity_query', { limit: 5 })).activity.some((e: { object_type: string }) => e.object_type === 'inbox')).toBe(false);
+    expect(ok(await T.agent.call('activity_query', { verb: 'inbox.*' })).activity.map((e: { object_id: string }) => e.object_id)).toEqual([other.id]);
     const typed = ok(await T.agent.call('activity_query', { object_type: 'run' }));
     expect(typed.activity.every((e: { object_type: string }) => e.object_type === 'run')).toBe(true);
   });

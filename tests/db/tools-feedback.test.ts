@@ -74,7 +74,7 @@ describe('triage and feature_request_query', () => {
     expect(fails(await triageFeatureRequest(as(humanB), { id: ids.fr, status: 'accepted' }), 'FORBIDDEN').message).toContain('owner');
     fails(await triageFeatureRequest(as(T.agent), { id: ids.fr, status: 'accepted' }), 'FORBIDDEN');
     const accepted = ok(await triageFeatureRequest(as(T.human), { id: ids.fr, status: 'accepted' }));
-    expect(accepted).toMatchObject({ changed: true, notified: false, feature_request: { status: 'accepted', status_changed_by_actor_id: T.human.id } });
+    expect(accepted).toMatchObject({ changed: true, notified: true, feature_request: { status: 'accepted', status_changed_by_actor_id: T.human.id } });
     expect(ok(await triageFeatureRequest(as(T.human), { id: ids.fr, status: 'accepted' })).changed).toBe(false);
     ok(await triageFeatureRequest(as(T.human), { id: ids.fr, status: 'shipped', resolution: 'task_claim takes max_priority since 0.2' }));
     // the filer learns it: the status change is in their whoami delta and in the query
@@ -92,32 +92,27 @@ describe('triage and feature_request_query', () => {
     expect(fresh.feature_request_id).not.toBe(ids.fr);
   });
 
-  it('notifies the filer through the coordination room once it offers bullpen.notify', async () => {
-    await db.exec(`
-      create table bullpen.test_notifications (recipient uuid, kind text, title text, body text, object_type text, object_id uuid, metadata jsonb);
-      grant insert on bullpen.test_notifications to bullpen_writer;
-      create function bullpen.notify(p_recipient uuid, p_kind text, p_title text, p_body text, p_object_type text, p_object_id uuid, p_metadata jsonb)
-      returns void language sql as $$ insert into bullpen.test_notifications values (p_recipient, p_kind, p_title, p_body, p_object_type, p_object_id, p_metadata) $$;
-      grant execute on function bullpen.notify(uuid, text, text, text, text, uuid, jsonb) to bullpen_writer;`);
-    try {
-      const t = ok(await triageFeatureRequest(as(T.human), { id: ids.slow, status: 'declined', resolution: 'works as designed' }));
-      expect(t.notified).toBe(true);
-      const sent = await db.query(`select * from bullpen.test_notifications`);
-      expect(sent).toEqual([{ recipient: T.agent.id, kind: 'feature_request.status_changed', title: 'Your request "Brief is slow" is declined',
-        body: 'works as designed', object_type: 'feature_request', object_id: ids.slow, metadata: { from: 'open', to: 'declined' } }]);
-    } finally {
-      await db.exec(`drop function bullpen.notify(uuid, text, text, text, text, uuid, jsonb); drop table bullpen.test_notifications;`);
-    }
+  it('notifies the filer privately (the inbox and the bell), never the owner who moved it', async () => {
+    const t = ok(await triageFeatureRequest(as(T.human), { id: ids.slow, status: 'declined', resolution: 'works as designed' }));
+    expect(t.notified).toBe(true);
+    const mine = ok(await T.agent.call('notification_query', { unread_only: true }));
+    expect(mine.notifications[0]).toMatchObject({ kind: 'feature_request.status_changed', title: 'Your request "Brief is slow" is declined (was open)', body: 'works as designed' });
+    // the notification is the filer's alone
+    const theirs = ok(await other.call('notification_query', {}));
+    expect(theirs.notifications.some((n: { kind: string }) => n.kind === 'feature_request.status_changed')).toBe(false);
+    // an owner moving a request they filed themselves is not told about it
+    const own = ok(await T.human.call('feature_request_create', { title: 'Owner wish', body: 'b', kind: 'docs' }));
+    expect(ok(await triageFeatureRequest(as(T.human), { id: own.feature_request_id, status: 'accepted' })).notified).toBe(false);
   });
 
   it('lists newest first with counts by status; filters by status, kind, filer and text; pages', async () => {
     const all = ok(await other.call('feature_request_query', {}));
-    expect(all.feature_requests.length).toBe(6);
-    expect(all.counts).toEqual({ open: 4, shipped: 1, declined: 1 });
+    expect(all.feature_requests.length).toBe(7);
+    expect(all.counts).toEqual({ open: 4, accepted: 1, shipped: 1, declined: 1 });
     const open = ok(await other.call('feature_request_query', { status: ['open', 'accepted'] }));
-    expect(open.feature_requests.every((f: { status: string }) => f.status === 'open')).toBe(true);
+    expect(open.feature_requests.map((f: { status: string }) => f.status).sort()).toEqual(['accepted', 'open', 'open', 'open', 'open']);
     expect(ok(await other.call('feature_request_query', { status: 'shipped' })).feature_requests).toHaveLength(1);
-    expect(ok(await other.call('feature_request_query', { kind: 'docs' })).feature_requests).toHaveLength(1);
+    expect(ok(await other.call('feature_request_query', { kind: 'docs' })).feature_requests).toHaveLength(2);
     expect(ok(await other.call('feature_request_query', { filed_by_actor_id: 'me' })).feature_requests.every((f: { filed_by_actor_id: string }) => f.filed_by_actor_id === other.id)).toBe(true);
     expect(ok(await other.call('feature_request_query', { q: 'slow' })).feature_requests).toHaveLength(2);
     expect(ok(await other.call('feature_request_query', { q: 'task_claim' })).feature_requests.map((f: { id: string }) => f.id)).toEqual([ids.fr]);
