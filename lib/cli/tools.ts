@@ -28,7 +28,7 @@ export function findTool(words: string[]): { tool: ToolDef; used: number } | nul
 /** The field a bare positional argument fills: the tool's main id. */
 function positionalField(tool: ToolDef): string | null {
   const keys = Object.keys(tool.input.shape);
-  return ['task_id', 'project_id', 'project', 'topic'].find((k) => keys.includes(k)) ?? null;
+  return ['task_id', 'handoff_id', 'project_id', 'project', 'topic'].find((k) => keys.includes(k)) ?? null;
 }
 
 function coerce(raw: string): unknown {
@@ -79,11 +79,17 @@ function typeOf(s: JsonSchema): string {
   return s.type ?? 'json';
 }
 
+/** How the command line spells a tool: `task claim`, `task create-many`, `notification mark-read`. */
+export function commandName(tool: ToolDef): string {
+  const [noun, ...verb] = tool.name.split('_');
+  return verb.length ? `${noun} ${verb.join('-')}` : noun;
+}
+
 export function toolHelp(tool: ToolDef): string {
   const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
   const pos = positionalField(tool);
   const lines = [
-    `bullpen ${tool.name.replace('_', ' ')}${pos ? ` [${pos.toUpperCase()}]` : ''} [--flags] [--json] [--soft-fail]`,
+    `bullpen ${commandName(tool)}${pos ? ` [${pos.toUpperCase()}]` : ''} [--flags] [--json] [--soft-fail]`,
     '',
     tool.description,
     '',
@@ -100,7 +106,7 @@ export function toolHelp(tool: ToolDef): string {
 export function toolsIndex(): string {
   const rooms = [...new Set(registry.map((t) => t.room))];
   return rooms
-    .map((room) => `  ${room.padEnd(10)} ${registry.filter((t) => t.room === room).map((t) => t.name.replace('_', ' ')).join(' · ')}`)
+    .map((room) => `  ${room.padEnd(10)} ${registry.filter((t) => t.room === room).map(commandName).join(' · ')}`)
     .join('\n');
 }
 
@@ -137,7 +143,12 @@ export async function connectTools(key: string): Promise<{ base: string; call: (
       try {
         connected ??= client.connect(new StreamableHTTPClientTransport(new URL(`${base.replace(/\/$/, '')}/api/mcp`), { requestInit: { headers } }));
         await connected;
-        const res = (await client.callTool({ name, arguments: input as Record<string, unknown> })) as { content: { type: string; text: string }[] };
+        // a waiting call holds for wait_seconds: give the request that long and a margin
+        const waitFor = (input as { wait_seconds?: unknown })?.wait_seconds;
+        const timeout = (typeof waitFor === 'number' ? waitFor * 1000 : 0) + 60_000;
+        const res = (await client.callTool({ name, arguments: input as Record<string, unknown> }, undefined, { timeout })) as {
+          content: { type: string; text: string }[];
+        };
         return JSON.parse(res.content[0].text) as CliEnvelope;
       } catch (err) {
         return failure(err);

@@ -1,6 +1,7 @@
 import { commentTools } from './comments';
 import { decisionTools } from './decisions';
 import { guideTools } from './guide';
+import { handoffTools } from './handoffs';
 import { identityTools } from './identity';
 import { knowledgeTools } from './knowledge';
 import { projectTools } from './projects';
@@ -14,6 +15,7 @@ export const registry: readonly ToolDef[] = [
   ...projectTools,
   ...taskTools,
   ...commentTools,
+  ...handoffTools,
   ...decisionTools,
   ...knowledgeTools,
   ...searchTools,

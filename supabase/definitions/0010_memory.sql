@@ -772,37 +772,19 @@ as $$ begin return 0; end $$;
 -- Global search: keywords (full text + trigram) over every kind of object, never by meaning.
 -- ---------------------------------------------------------------------------------------------
 
-/**
- * Handoffs belong to the coordination room, which may not exist in this database yet: read them
- * through dynamic SQL once public.handoffs is there (columns title and body), else nothing.
- */
+/** Handoffs (the coordination room's table) that match the query, ranked like the other kinds. */
 create or replace function bullpen.search_handoffs(p_q text, p_tsq tsquery, p_limit int) returns jsonb
-language plpgsql stable
+language sql stable
 as $$
-declare
-  v jsonb;
-begin
-  if to_regclass('public.handoffs') is null then
-    return '[]'::jsonb;
-  end if;
-  begin
-    execute $q$
-      select coalesce(jsonb_agg(x), '[]'::jsonb) from (
-        select 'handoff' as object_type, h.id as object_id, h.title, null::text as ref, h.project_id,
-               coalesce(h.body, '') as text,
-               pg_catalog.ts_rank_cd(to_tsvector('english'::regconfig, h.title || ' ' || coalesce(h.body, '')), $2, 32)
-                 + 0.5 * public.similarity(h.title, $1) as rank
-          from public.handoffs h
-         where h.tenant_id = (select bullpen.tenant_id())
-           and (to_tsvector('english'::regconfig, h.title || ' ' || coalesce(h.body, '')) @@ $2 or h.title operator(public.%) $1)
-         order by rank desc limit $3) x $q$
-      into v using p_q, p_tsq, p_limit;
-  exception when undefined_column or insufficient_privilege then
-    -- the table exists but not with this shape (yet): leave handoffs out rather than fail the search
-    v := '[]'::jsonb;
-  end;
-  return v;
-end
+  select coalesce(jsonb_agg(x), '[]'::jsonb) from (
+    select 'handoff' as object_type, h.id as object_id, h.title, null::text as ref, h.related_project_id as project_id,
+           h.body as text,
+           pg_catalog.ts_rank_cd(to_tsvector('english'::regconfig, h.title || ' ' || h.body), p_tsq, 32)
+             + 0.5 * public.similarity(h.title, p_q) as rank
+      from public.handoffs h
+     where h.tenant_id = (select bullpen.tenant_id())
+       and (to_tsvector('english'::regconfig, h.title || ' ' || h.body) @@ p_tsq or h.title operator(public.%) p_q)
+     order by rank desc limit p_limit) x
 $$;
 
 create or replace function public.search(p jsonb) returns jsonb
