@@ -3,6 +3,8 @@ const nextConfig = {
   // PGlite ships WASM and data files; pg has optional native parts: load them from node_modules as-is.
   serverExternalPackages: ['@electric-sql/pglite', '@electric-sql/pglite-pgvector', 'pg'],
   poweredByHeader: false,
+  // every route has a body limit: server actions take at most this (the front door in lib/cli/start.ts agrees)
+  experimental: { serverActions: { bodySizeLimit: '1mb' } },
   reactStrictMode: true,
   // the app's own sources; tests and benches are type-checked by `npm run typecheck`
   typescript: { ignoreBuildErrors: false, tsconfigPath: 'tsconfig.next.json' },

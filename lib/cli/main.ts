@@ -9,7 +9,8 @@ export { EXIT };
 const HELP = () => `bullpen — the shared workspace for AI agents and humans
 
 Usage:
-  bullpen start [--port N] [--host H] [--dev]     start the app (builds it first when needed)
+  bullpen start [--port N] [--host H] [--dev]     start the app (builds it first when needed); listens on
+                                                   127.0.0.1 unless --host says otherwise (0.0.0.0: the network)
   bullpen agent add NAME [--workspace SLUG] [--json]
                                                    register an agent and mint its API key
   bullpen human invite NAME [--workspace SLUG] [--email ADDRESS] [--json]
@@ -89,7 +90,7 @@ async function startCmd(argv: string[]): Promise<number> {
   }
   const { start } = await import('./start');
   (await import('./human')).registerSignInBanner();
-  const { close } = await start({ port, host: values.host ?? process.env.HOST ?? '0.0.0.0', dev: !!values.dev });
+  const { close } = await start({ port, host: values.host ?? process.env.BULLPEN_HOST ?? '127.0.0.1', dev: !!values.dev });
   await new Promise<void>((resolve) => {
     const stop = async () => {
       await close();

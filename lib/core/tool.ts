@@ -3,8 +3,11 @@ import type { Claims, Db } from '../db/types';
 
 export type Room = 'identity' | 'projects' | 'tasks' | 'comments' | 'guide';
 
-/** What a tool needs at run time besides its input. */
-export type ToolContext = { db: Db; claims: Claims };
+/**
+ * What a tool needs at run time besides its input. `scopes` narrows what the caller may call (a
+ * scoped API key); absent or null: everything.
+ */
+export type ToolContext = { db: Db; claims: Claims; scopes?: readonly string[] | null };
 
 /**
  * One tool of the contract. Everything a surface shows (MCP tool, CLI command, console action,

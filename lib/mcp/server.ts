@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { execute } from '../core/execute';
 import { GLOSSARY, GUIDE_TOPICS, guideIndex } from '../core/guide-content';
 import { registry } from '../core/registry';
+import { toolAllowed, type Scopes } from '../core/scopes';
 import type { ToolContext } from '../core/tool';
 import { renderBrief } from './render';
 
@@ -27,9 +28,21 @@ The loop:
 5. Finish with task_update status "done" (criteria met), or task_release with a note if you stop.
 Errors come back as {ok:false, error:{code, message, hint, retryable}}: follow the hint. guide() is the manual; guide({topic:"the-loop"}) first.`;
 
-/** JSON Schemas are computed once per process: the zod schema that validates is the one advertised. */
+/**
+ * JSON Schemas are computed once per process: the zod schema that validates is the one advertised.
+ * A scoped key sees only the tools it may call.
+ */
 let toolList: Tool[] | null = null;
-export function listTools(): Tool[] {
+export function listTools(scopes: Scopes = null): Tool[] {
+  const all = allTools();
+  if (!scopes) return all;
+  return all.filter((t) => {
+    const def = registry.find((d) => d.name === t.name)!;
+    return toolAllowed(def, scopes);
+  });
+}
+
+function allTools(): Tool[] {
   if (!toolList) {
     toolList = registry.map((t) => {
       const schema = z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
@@ -81,7 +94,7 @@ export function createMcpServer(ctx: ToolContext): Server {
     { name: 'bullpen', title: 'Bullpen', version: '0.1.0' },
     { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS, jsonSchemaValidator: validator },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools() }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(ctx.scopes ?? null) }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     const envelope = await execute(ctx, req.params.name, req.params.arguments ?? {});
     return { content: [{ type: 'text', text: JSON.stringify(envelope) }], isError: !envelope.ok };

@@ -1,7 +1,15 @@
 import type { Claims, Db } from '../db/types';
 import { hashKey } from './keys';
 
-export type KeyIdentity = { claims: Claims; key_id: string; display_name: string; tenant_slug: string };
+export type KeyIdentity = {
+  claims: Claims;
+  key_id: string;
+  display_name: string;
+  tenant_slug: string;
+  /** What the key may call (lib/core/scopes.ts); null: everything. */
+  scopes: string[] | null;
+  expires_at: string | null;
+};
 
 const RUN_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
@@ -11,7 +19,7 @@ export function runIdFrom(headers: Headers): string | null {
   return v && RUN_ID.test(v) ? v : null;
 }
 
-/** Resolves a bearer API key to claims; null when missing, unknown or revoked. */
+/** Resolves a bearer API key to claims; null when missing, unknown, revoked or expired. */
 export async function authenticateKey(db: Db, key: string | null, runId: string | null): Promise<KeyIdentity | null> {
   if (!key || !key.startsWith('bp_') || key.length > 200) return null;
   const rows = await db.query<{
@@ -21,6 +29,8 @@ export async function authenticateKey(db: Db, key: string | null, runId: string 
     kind: 'agent' | 'human' | 'service';
     display_name: string;
     tenant_slug: string;
+    scopes: string[] | null;
+    expires_at: Date | string | null;
   }>(`select * from bullpen.authenticate_key($1)`, [hashKey(key)]);
   const r = rows[0];
   if (!r) return null;
@@ -29,6 +39,8 @@ export async function authenticateKey(db: Db, key: string | null, runId: string 
     key_id: r.key_id,
     display_name: r.display_name,
     tenant_slug: r.tenant_slug,
+    scopes: r.scopes ?? null,
+    expires_at: r.expires_at ? new Date(r.expires_at).toISOString() : null,
   };
 }
 

@@ -70,6 +70,12 @@ export function LiveProvider({ tenantId, supabase, children }: { tenantId: strin
           setStatus('live');
           setReady(true);
         });
+        // the server ended the session (signed out elsewhere, or everywhere): leave for the sign-in page
+        es.addEventListener('signed_out', () => {
+          es?.close();
+          es = null;
+          window.location.assign('/auth/signin?error=session');
+        });
         es.onerror = () => {
           setStatus('reconnecting');
           // EventSource retries on its own with Last-Event-ID; a refused stream (401/5xx) closes it

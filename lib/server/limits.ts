@@ -1,0 +1,209 @@
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { toolError, type ToolError } from '../db/errors';
+import type { Db } from '../db/types';
+
+/**
+ * Fair sharing. Two gates in front of every MCP call:
+ *
+ * 1. Rate limits (rate-limiter-flexible): a bucket per key and one per workspace, each refilled
+ *    every window. On a Postgres server the buckets live in bullpen.rate_limits, so every instance
+ *    on that database counts against the same numbers; on the embedded database (one process)
+ *    they live in memory. Over the limit: HTTP 429, Retry-After, a RATE_LIMITED envelope.
+ * 2. A per-workspace concurrency cap in each process, below the connection pool's size, so one
+ *    workspace can never hold every pooled connection. Calls past the cap wait their turn (FIFO)
+ *    for a bounded time, then get a retryable BUSY.
+ */
+
+function envNumber(name: string, fallback: number): number {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v >= 0 ? v : fallback;
+}
+
+export type LimitSettings = {
+  /** Sustained calls per second per key; 0 turns the key limit off. */
+  keyPerSecond: number;
+  /** Sustained calls per second per workspace; 0 turns the workspace limit off. */
+  workspacePerSecond: number;
+  /** Bucket window in seconds: a bucket holds rate × window calls. */
+  windowSeconds: number;
+  /** In-flight calls per workspace per process. */
+  workspaceConcurrency: number;
+  /** How long a call waits for a workspace slot before BUSY. */
+  queueTimeoutMs: number;
+};
+
+/** The limits the environment sets (README: Configuration). */
+export function limitSettings(): LimitSettings {
+  const pool = envNumber('BULLPEN_PG_POOL_MAX', 20);
+  return {
+    keyPerSecond: envNumber('BULLPEN_RATE_KEY_PER_SECOND', 50),
+    workspacePerSecond: envNumber('BULLPEN_RATE_WORKSPACE_PER_SECOND', 200),
+    windowSeconds: Math.max(1, envNumber('BULLPEN_RATE_WINDOW_SECONDS', 10)),
+    workspaceConcurrency: Math.max(1, envNumber('BULLPEN_WORKSPACE_CONCURRENCY', Math.max(1, Math.floor(pool / 2)))),
+    queueTimeoutMs: envNumber('BULLPEN_WORKSPACE_QUEUE_MS', 10_000),
+  };
+}
+
+export type Refusal = { status: 429 | 503; retryAfterSeconds: number; error: ToolError };
+
+/** rate-limiter-flexible's Postgres store over our Db port (it only needs query({text, values})). */
+function pgStore(db: Db) {
+  return { query: async (q: { text: string; values?: unknown[] }) => ({ rows: await db.query(q.text, q.values) }) };
+}
+
+class Semaphore {
+  active = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly max: number) {}
+
+  /** Resolves to a release function, or null when no slot came within timeoutMs. */
+  acquire(timeoutMs: number): Promise<(() => void) | null> {
+    const release = () => {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
+    };
+    if (this.active < this.max) {
+      this.active++;
+      return Promise.resolve(once(release));
+    }
+    return new Promise((resolve) => {
+      const grant = () => {
+        clearTimeout(timer);
+        resolve(once(release));
+      };
+      const timer = setTimeout(() => {
+        const i = this.waiting.indexOf(grant);
+        if (i >= 0) this.waiting.splice(i, 1);
+        resolve(null);
+      }, timeoutMs);
+      this.waiting.push(grant);
+    });
+  }
+
+  get queued(): number {
+    return this.waiting.length;
+  }
+}
+
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (!done) {
+      done = true;
+      fn();
+    }
+  };
+}
+
+export class Limits {
+  private readonly perKey: RateLimiterAbstract | null;
+  private readonly perWorkspace: RateLimiterAbstract | null;
+  private readonly slots = new Map<string, Semaphore>();
+
+  constructor(
+    readonly settings: LimitSettings,
+    db: Db | null,
+  ) {
+    const make = (prefix: string, perSecond: number): RateLimiterAbstract | null => {
+      if (perSecond <= 0) return null;
+      const points = Math.max(1, Math.round(perSecond * settings.windowSeconds));
+      const opts = { keyPrefix: prefix, points, duration: settings.windowSeconds };
+      if (db?.kind !== 'pg') return new RateLimiterMemory(opts);
+      return new RateLimiterPostgres({
+        ...opts,
+        storeClient: pgStore(db),
+        storeType: 'pool',
+        schemaName: 'bullpen',
+        tableName: 'rate_limits',
+        tableCreated: true,
+        // once a bucket is empty, refuse from memory until it refills: a flood costs no queries
+        inMemoryBlockOnConsumed: points,
+        inMemoryBlockDuration: settings.windowSeconds,
+        // if the store fails, count in memory rather than refuse or wave everything through
+        insuranceLimiter: new RateLimiterMemory(opts),
+      });
+    };
+    this.perKey = make('key', settings.keyPerSecond);
+    this.perWorkspace = make('ws', settings.workspacePerSecond);
+  }
+
+  /**
+   * Takes one call from the key's and the workspace's buckets. Null when both had room, else the
+   * refusal (429, Retry-After, RATE_LIMITED).
+   */
+  async consume(keyId: string, tenantId: string): Promise<Refusal | null> {
+    for (const [limiter, id, what] of [
+      [this.perKey, keyId, 'this key'],
+      [this.perWorkspace, tenantId, 'this workspace'],
+    ] as const) {
+      if (!limiter) continue;
+      try {
+        await limiter.consume(id, 1);
+      } catch (res) {
+        if (!(res instanceof RateLimiterRes)) throw res;
+        const retryAfterSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+        return {
+          status: 429,
+          retryAfterSeconds,
+          error: toolError(
+            'RATE_LIMITED',
+            `too many calls for ${what}: at most ${limiter.points} per ${limiter.duration} s`,
+            `wait ${retryAfterSeconds} s (Retry-After), then send the same call again`,
+            { retry_after_seconds: retryAfterSeconds, limit: limiter.points, window_seconds: limiter.duration, scope: what === 'this key' ? 'key' : 'workspace' },
+          ),
+        };
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Runs fn inside one of the workspace's slots in this process. Returns fn's result, or the BUSY
+   * refusal when no slot freed up within the queue timeout.
+   */
+  async withSlot<T>(tenantId: string, fn: () => Promise<T>): Promise<T | Refusal> {
+    let sem = this.slots.get(tenantId);
+    if (!sem) {
+      sem = new Semaphore(this.settings.workspaceConcurrency);
+      this.slots.set(tenantId, sem);
+    }
+    const release = await sem.acquire(this.settings.queueTimeoutMs);
+    if (!release) {
+      return {
+        status: 503,
+        retryAfterSeconds: 1,
+        error: toolError('BUSY', 'this workspace has too many calls in flight on this server', 'retry the same call in a moment; idempotency makes it safe', {
+          retry_after_seconds: 1,
+          concurrency: this.settings.workspaceConcurrency,
+        }),
+      };
+    }
+    try {
+      return await fn();
+    } finally {
+      release();
+      if (sem.active === 0 && sem.queued === 0) this.slots.delete(tenantId);
+    }
+  }
+
+  /** In-flight calls of a workspace in this process (tests and the health view). */
+  inFlight(tenantId: string): number {
+    return this.slots.get(tenantId)?.active ?? 0;
+  }
+}
+
+/** True for the refusal withSlot answers instead of fn's result. */
+export function isRefusal(v: unknown): v is Refusal {
+  return !!v && typeof v === 'object' && 'status' in v && 'error' in v && 'retryAfterSeconds' in v;
+}
+
+const KEY = Symbol.for('bullpen.limits');
+type Holder = { [KEY]?: { db: Db; limits: Limits } };
+
+/** The process-wide limits for this database (rebuilt when the database changes, e.g. in tests). */
+export function getLimits(db: Db): Limits {
+  const g = globalThis as Holder;
+  if (!g[KEY] || g[KEY].db !== db) g[KEY] = { db, limits: new Limits(limitSettings(), db) };
+  return g[KEY].limits;
+}
