@@ -104,6 +104,22 @@ export function toolsIndex(): string {
     .join('\n');
 }
 
+/**
+ * The envelope a refusal over HTTP carries in its JSON-RPC error's data (403 insufficient_scope,
+ * 429 RATE_LIMITED, 503 BUSY), out of the transport's error message; null when there is none.
+ */
+export function envelopeInError(message: string): { ok: false; error: { code: string; message: string; hint: string; retryable: boolean } } | null {
+  const at = message.indexOf('{');
+  if (at < 0) return null;
+  try {
+    const body = JSON.parse(message.slice(at)) as { error?: { data?: { ok?: boolean; error?: { code?: string } } } };
+    const data = body.error?.data;
+    return data && data.ok === false && typeof data.error?.code === 'string' ? (data as never) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Runs one tool command; returns the exit code. */
 export async function runTool(tool: ToolDef, argv: string[], out = console): Promise<number> {
   let parsed: ReturnType<typeof parseToolArgs>;
@@ -134,8 +150,9 @@ export async function runTool(tool: ToolDef, argv: string[], out = console): Pro
     envelope = JSON.parse(res.content[0].text);
   } catch (err) {
     const message = (err as Error).message;
+    const refused = envelopeInError(message);
     const auth = /401|Unauthorized|API key/i.test(message);
-    envelope = {
+    envelope = refused ?? {
       ok: false,
       error: {
         code: auth ? 'UNAUTHENTICATED' : 'UNAVAILABLE',
