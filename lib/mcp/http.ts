@@ -2,7 +2,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { getTool } from '../core/registry';
 import { scopeFor, toolAllowed, type Scopes } from '../core/scopes';
 import { getDb } from '../db';
-import { toolError, type ToolError } from '../db/errors';
+import { internalError, toolError, type ToolError } from '../db/errors';
 import { authenticateKey, bearer, runIdFrom } from '../server/auth';
 import { config, requestOrigin } from '../server/config';
 import { getLimits, isRefusal, type Refusal } from '../server/limits';
@@ -38,7 +38,8 @@ function corsHeaders(req: Request): Record<string, string> {
  * serve, or sent by a foreign browser origin, is refused before anything else is looked at.
  */
 export function transportGuard(req: Request): Response | null {
-  if (!hostAllowed(req.headers.get('host'))) {
+  // a Request built in-process carries no Host header: its URL says where it was addressed
+  if (!hostAllowed(req.headers.get('host') ?? new URL(req.url).host)) {
     return jsonRpcError(403, -32000, 'host not allowed: address this server by localhost or a name in BULLPEN_PUBLIC_URL / BULLPEN_ALLOWED_HOSTS');
   }
   if (!originAllowed(req.headers.get('origin'))) {
@@ -74,9 +75,19 @@ function refusalResponse(r: Refusal, cors: Record<string, string>): Response {
 /**
  * The MCP endpoint: Host and Origin check → bearer key → rate limits → body limit → scope check →
  * a per-request stateless server inside one of the workspace's slots.
- * Usable in-process (tests call it with a Request) and from the Next.js route.
+ * Usable in-process (tests call it with a Request) and from the Next.js route. Never throws: an
+ * unexpected failure is a 500 that shows a request id, and the log has the detail under it.
  */
 export async function handleMcp(req: Request): Promise<Response> {
+  try {
+    return await serveMcp(req);
+  } catch (err) {
+    const error = internalError(err, `${req.method} /api/mcp`);
+    return jsonRpcError(500, -32603, error.message, { 'cache-control': 'no-store' }, { ok: false, error });
+  }
+}
+
+async function serveMcp(req: Request): Promise<Response> {
   const refused = transportGuard(req);
   if (refused) return refused;
   const cors = corsHeaders(req);
