@@ -288,7 +288,7 @@ $$;
 -- A key authenticates while it is neither revoked nor past its expiry (a rotated key expires when
 -- its grace period ends); its scopes travel with the identity so every surface can narrow it.
 drop function if exists bullpen.authenticate_key(text);
-create function bullpen.authenticate_key(p_key_hash text)
+create or replace function bullpen.authenticate_key(p_key_hash text)
 returns table (tenant_id uuid, actor_id uuid, key_id uuid, kind text, display_name text, tenant_slug text,
                scopes text[], expires_at timestamptz)
 language sql
