@@ -9,7 +9,7 @@ import { readActors, viaAction } from '@/lib/console/client/api';
 import { keys } from '@/lib/console/client/cache';
 import { useLiveChanges } from '@/lib/console/client/live';
 import { useNow } from '@/lib/console/client/use-now';
-import { timeAgo, timeLeft } from '@/lib/console/format';
+import { shortDate, timeAgo, timeLeft } from '@/lib/console/format';
 import type { ActorOverview } from '@/lib/console/types';
 import { ActorAvatar } from './actor-avatar';
 import { connectSnippets } from '@/lib/mcp/connect';
@@ -18,6 +18,11 @@ import { BotIcon, KeyIcon, PlusIcon, UserIcon, XIcon } from './icons';
 import { CopyBlock } from './copy-button';
 import { Skeleton } from './skeleton';
 import { useToast } from '@/lib/console/client/toast';
+
+/** Whether a key is past its expiry (a rotated key after its grace period). */
+function ended(k: { expires_at: string | null }): boolean {
+  return !!k.expires_at && new Date(k.expires_at).getTime() <= Date.now();
+}
 
 type NewKey = { display_name: string; api_key: string; mcp_url: string; prefix: string };
 
@@ -187,11 +192,21 @@ function KeyList({ actor, onKey }: { actor: ActorOverview; onKey: (k: NewKey) =>
   return (
     <ul className="space-y-1">
       {actor.keys.map((k) => (
-        <li key={k.id} data-testid="api-key" data-key-prefix={k.prefix} data-revoked={k.revoked_at ? 'true' : 'false'} className="flex items-center gap-2 text-[12px]">
-          <KeyIcon className={`size-3 ${k.revoked_at ? 'text-zinc-300' : 'text-zinc-500'}`} />
-          <span className={`font-mono ${k.revoked_at ? 'text-zinc-400 line-through' : 'text-zinc-700'}`}>{k.prefix}…</span>
-          <span className="text-zinc-400">{k.revoked_at ? 'revoked' : k.last_used_at ? `used ${timeAgo(k.last_used_at)}` : 'never used'}</span>
-          {!k.revoked_at && me.is_owner && (
+        <li key={k.id} data-testid="api-key" data-key-prefix={k.prefix} data-revoked={k.revoked_at ? 'true' : 'false'} className="flex flex-wrap items-center gap-2 text-[12px]">
+          <KeyIcon className={`size-3 ${k.revoked_at || ended(k) ? 'text-zinc-300' : 'text-zinc-500'}`} />
+          <span className={`font-mono ${k.revoked_at || ended(k) ? 'text-zinc-400 line-through' : 'text-zinc-700'}`}>{k.prefix}…</span>
+          <span data-testid="key-scopes" title="What this key may call" className="rounded bg-zinc-100 px-1 py-px font-mono text-[10px] text-zinc-600">
+            {k.scopes ? k.scopes.join(', ') : 'all tools'}
+          </span>
+          <span data-testid="key-expiry" className="text-zinc-400">
+            {k.revoked_at
+              ? 'revoked'
+              : ended(k)
+                ? `expired ${timeAgo(k.expires_at)}`
+                : `${k.replaced_by ? 'rotated, works until' : k.expires_at ? 'expires' : 'no expiry'}${k.expires_at ? ` ${shortDate(k.expires_at)}` : ''}`}
+          </span>
+          <span className="text-zinc-400">{k.last_used_at ? `used ${timeAgo(k.last_used_at)}` : 'never used'}</span>
+          {!k.revoked_at && !ended(k) && me.is_owner && (
             confirm === k.id ? (
               <span className="ml-auto flex gap-1">
                 <button onClick={() => void revoke(k.id)} data-testid="confirm-revoke" className="rounded bg-red-600 px-1.5 py-0.5 text-[11px] font-medium text-white hover:bg-red-700">

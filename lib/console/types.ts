@@ -93,7 +93,19 @@ export type ActorOverview = Actor & {
   last_active_at: string | null;
   open_tasks: number;
   current_claim: { task_id: string; ref: string; title: string; project_key: string; lease_expires_at: string } | null;
-  keys: { id: string; prefix: string; label: string | null; created_at: string; last_used_at: string | null; revoked_at: string | null }[];
+  keys: {
+    id: string;
+    prefix: string;
+    label: string | null;
+    created_at: string;
+    last_used_at: string | null;
+    revoked_at: string | null;
+    /** What the key may call (ROOM, ROOM:read, read); null: everything. */
+    scopes: string[] | null;
+    expires_at: string | null;
+    /** Set when the key was rotated: it works until expires_at (the grace period). */
+    replaced_by: string | null;
+  }[];
   pending_invites: number;
 };
 

@@ -39,10 +39,10 @@ function raw(
   });
 }
 
-function bullpen(env: NodeJS.ProcessEnv, ...args: string[]) {
+function bullpen(env: Record<string, string | undefined>, ...args: string[]) {
   return run(process.execPath, [path.join(root, 'bin/bullpen.mjs'), ...args], { cwd: root, env: { ...process.env, ...env } });
 }
-const cliEnv = () => ({ BULLPEN_DATA_DIR: server.dataDir, DATABASE_URL: undefined as unknown as string });
+const cliEnv = (): Record<string, string | undefined> => ({ BULLPEN_DATA_DIR: server.dataDir, DATABASE_URL: undefined });
 
 async function admin(route: string, body: unknown, url = server.url, token = server.adminToken): Promise<Record<string, any>> {
   const res = await fetch(`${url}/api/admin/${route}`, {
@@ -311,7 +311,7 @@ describe('a server started with defaults', () => {
   });
 
   it('rate-limits a key: the CLI sees a retryable RATE_LIMITED and exits 3 (0 with --soft-fail)', async () => {
-    const env = { BULLPEN_DATA_DIR: second.dataDir, DATABASE_URL: undefined as unknown as string };
+    const env: Record<string, string | undefined> = { BULLPEN_DATA_DIR: second.dataDir, DATABASE_URL: undefined };
     const made = JSON.parse((await bullpen(env, 'agent', 'add', 'hasty', '--json')).stdout);
     const callEnv = { ...env, BULLPEN_API_KEY: made.api_key };
     let limited: { code: number; stderr: string } | null = null;
