@@ -91,7 +91,8 @@ async function main() {
   // the same pool size the server uses, so executor and HTTP numbers compare like for like
   const db = await openPg(url.toString());
   await migrate(db);
-  const server = await startServer({ DATABASE_URL: url.toString() });
+  // the claim benchmark measures raw throughput: no rate limits (bench/fairness.ts measures them)
+  const server = await startServer({ DATABASE_URL: url.toString(), BULLPEN_RATE_KEY_PER_SECOND: '0', BULLPEN_RATE_WORKSPACE_PER_SECOND: '0' });
   const bare = new pg.Pool({ connectionString: url.toString(), max: 40 });
   settle = async () => {
     await bare.query('vacuum (analyze) tasks, activity');

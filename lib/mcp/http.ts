@@ -4,6 +4,7 @@ import { scopeFor, toolAllowed, type Scopes } from '../core/scopes';
 import { getDb } from '../db';
 import { internalError, toolError, type ToolError } from '../db/errors';
 import { authenticateKey, bearer, runIdFrom } from '../server/auth';
+import { hashKey } from '../server/keys';
 import { config, requestOrigin } from '../server/config';
 import { getLimits, isRefusal, type Refusal } from '../server/limits';
 import { BodyTooLarge, hostAllowed, originAllowed, readBodyText } from '../server/transport';
@@ -94,15 +95,21 @@ async function serveMcp(req: Request): Promise<Response> {
   if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: cors });
 
   const db = await getDb();
-  const identity = await authenticateKey(db, bearer(req.headers), runIdFrom(req.headers));
+  const limits = getLimits(db);
+  const key = bearer(req.headers);
+  // the key's bucket first, by the key's hash: a flood on one key costs no lookup per call
+  if (key) {
+    const limited = await limits.consumeKey(hashKey(key));
+    if (limited) return refusalResponse(limited, cors);
+  }
+  const identity = await authenticateKey(db, key, runIdFrom(req.headers));
   if (!identity) {
     return jsonRpcError(401, -32001, 'missing, unknown, revoked or expired API key: send Authorization: Bearer bp_live_…', {
       'www-authenticate': `Bearer resource_metadata="${resourceMetadataUrl(req)}"`,
       ...cors,
     });
   }
-  const limits = getLimits(db);
-  const limited = await limits.consume(identity.key_id, identity.claims.tenant_id);
+  const limited = await limits.consumeWorkspace(identity.claims.tenant_id);
   if (limited) return refusalResponse(limited, cors);
   if (req.method !== 'POST') {
     // stateless: no standalone server-to-client stream and no sessions to delete

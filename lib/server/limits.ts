@@ -36,9 +36,9 @@ export type LimitSettings = {
 export function limitSettings(): LimitSettings {
   const pool = envNumber('BULLPEN_PG_POOL_MAX', 20);
   return {
-    keyPerSecond: envNumber('BULLPEN_RATE_KEY_PER_SECOND', 50),
-    workspacePerSecond: envNumber('BULLPEN_RATE_WORKSPACE_PER_SECOND', 200),
-    windowSeconds: Math.max(1, envNumber('BULLPEN_RATE_WINDOW_SECONDS', 10)),
+    keyPerSecond: envNumber('BULLPEN_RATE_KEY_PER_SECOND', 30),
+    workspacePerSecond: envNumber('BULLPEN_RATE_WORKSPACE_PER_SECOND', 100),
+    windowSeconds: Math.max(1, envNumber('BULLPEN_RATE_WINDOW_SECONDS', 2)),
     workspaceConcurrency: Math.max(1, envNumber('BULLPEN_WORKSPACE_CONCURRENCY', Math.max(1, Math.floor(pool / 2)))),
     queueTimeoutMs: envNumber('BULLPEN_WORKSPACE_QUEUE_MS', 10_000),
   };
@@ -133,29 +133,41 @@ export class Limits {
    * refusal (429, Retry-After, RATE_LIMITED).
    */
   async consume(keyId: string, tenantId: string): Promise<Refusal | null> {
-    for (const [limiter, id, what] of [
-      [this.perKey, keyId, 'this key'],
-      [this.perWorkspace, tenantId, 'this workspace'],
-    ] as const) {
-      if (!limiter) continue;
-      try {
-        await limiter.consume(id, 1);
-      } catch (res) {
-        if (!(res instanceof RateLimiterRes)) throw res;
-        const retryAfterSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-        return {
-          status: 429,
-          retryAfterSeconds,
-          error: toolError(
-            'RATE_LIMITED',
-            `too many calls for ${what}: at most ${limiter.points} per ${limiter.duration} s`,
-            `wait ${retryAfterSeconds} s (Retry-After), then send the same call again`,
-            { retry_after_seconds: retryAfterSeconds, limit: limiter.points, window_seconds: limiter.duration, scope: what === 'this key' ? 'key' : 'workspace' },
-          ),
-        };
-      }
+    return (await this.consumeKey(keyId)) ?? (await this.consumeWorkspace(tenantId));
+  }
+
+  /**
+   * The key's bucket alone. The MCP endpoint takes it before looking the key up (by the key's hash),
+   * so a flood on one key is refused without a database round trip per call.
+   */
+  consumeKey(keyId: string): Promise<Refusal | null> {
+    return this.take(this.perKey, keyId, 'this key');
+  }
+
+  /** The workspace's bucket alone (all its keys together). */
+  consumeWorkspace(tenantId: string): Promise<Refusal | null> {
+    return this.take(this.perWorkspace, tenantId, 'this workspace');
+  }
+
+  private async take(limiter: RateLimiterAbstract | null, id: string, what: 'this key' | 'this workspace'): Promise<Refusal | null> {
+    if (!limiter) return null;
+    try {
+      await limiter.consume(id, 1);
+      return null;
+    } catch (res) {
+      if (!(res instanceof RateLimiterRes)) throw res;
+      const retryAfterSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+      return {
+        status: 429,
+        retryAfterSeconds,
+        error: toolError(
+          'RATE_LIMITED',
+          `too many calls for ${what}: at most ${limiter.points} per ${limiter.duration} s`,
+          `wait ${retryAfterSeconds} s (Retry-After), then send the same call again`,
+          { retry_after_seconds: retryAfterSeconds, limit: limiter.points, window_seconds: limiter.duration, scope: what === 'this key' ? 'key' : 'workspace' },
+        ),
+      };
     }
-    return null;
   }
 
   /**

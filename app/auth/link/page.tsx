@@ -3,7 +3,8 @@ import { SignInConfirm } from '@/components/signin-confirm';
 import { peekSignInToken } from '@/lib/console/signin';
 import { getDb } from '@/lib/db';
 
-export const metadata: Metadata = { title: 'Sign in · Bullpen', referrer: 'no-referrer', robots: { index: false } };
+// same-origin: the form's POST carries a real Origin (no-referrer would send Origin: null, which is refused)
+export const metadata: Metadata = { title: 'Sign in · Bullpen', referrer: 'same-origin', robots: { index: false } };
 export const dynamic = 'force-dynamic';
 
 /**
