@@ -19,23 +19,31 @@ export function SignInConfirm({ serverToken, serverWho }: { serverToken: string 
       window.history.replaceState(null, '', '/auth/link');
       return;
     }
-    const t = new URLSearchParams(window.location.hash.slice(1)).get('token');
-    window.history.replaceState(null, '', '/auth/link');
-    if (!t) {
-      setState('invalid');
-      return;
-    }
-    setToken(t);
-    const body = new URLSearchParams({ token: t, intent: 'peek' });
-    fetch('/auth/session', { method: 'POST', body, headers: { accept: 'application/json' } })
-      .then((r) => (r.ok ? r.json() : null))
-      .then((j: { ok?: boolean; display_name?: string; tenant_name?: string; expires_at?: string } | null) => {
-        if (j?.ok && j.display_name && j.tenant_name && j.expires_at) {
-          setWho({ display_name: j.display_name, tenant_name: j.tenant_name, expires_at: j.expires_at });
-          setState('ready');
-        } else setState('invalid');
-      })
-      .catch(() => setState('invalid'));
+    // read the fragment now, and again if another link is opened in this tab (a hash change)
+    const read = () => {
+      const t = new URLSearchParams(window.location.hash.slice(1)).get('token');
+      if (!t) {
+        if (!window.location.hash) setState((s) => (s === 'reading' ? 'invalid' : s));
+        return;
+      }
+      window.history.replaceState(null, '', '/auth/link');
+      setToken(t);
+      setWho(null);
+      setState('reading');
+      const body = new URLSearchParams({ token: t, intent: 'peek' });
+      fetch('/auth/session', { method: 'POST', body, headers: { accept: 'application/json' } })
+        .then((r) => (r.ok ? r.json() : null))
+        .then((j: { ok?: boolean; display_name?: string; tenant_name?: string; expires_at?: string } | null) => {
+          if (j?.ok && j.display_name && j.tenant_name && j.expires_at) {
+            setWho({ display_name: j.display_name, tenant_name: j.tenant_name, expires_at: j.expires_at });
+            setState('ready');
+          } else setState('invalid');
+        })
+        .catch(() => setState('invalid'));
+    };
+    read();
+    window.addEventListener('hashchange', read);
+    return () => window.removeEventListener('hashchange', read);
   }, [serverToken]);
 
   if (state === 'invalid') {

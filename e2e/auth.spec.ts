@@ -118,7 +118,7 @@ test.describe('sign-in', () => {
 
   test('signing out ends the session', async ({ page }) => {
     await signIn(page);
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await expect(page).toHaveURL(/\/auth\/signin\?signed_out=1/);
     await page.goto(`${server().url}/projects`);
     await expect(page).toHaveURL(/\/auth\/signin$/);

@@ -15,6 +15,12 @@ import { LiveCacheBridge } from './cache';
  */
 
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting';
+
+let signingOut = false;
+/** Called by a sign-out form as it submits: the stream's own signed_out then needs no redirect. */
+export function markSigningOut(): void {
+  signingOut = true;
+}
 type Listener = (e: LiveEvent) => void;
 
 type LiveContextValue = {
@@ -74,7 +80,8 @@ export function LiveProvider({ tenantId, supabase, children }: { tenantId: strin
         es.addEventListener('signed_out', () => {
           es?.close();
           es = null;
-          window.location.assign('/auth/signin?error=session');
+          // this tab's own sign-out form is already on its way to the sign-in page
+          if (!signingOut) window.location.assign('/auth/signin?error=session');
         });
         es.onerror = () => {
           setStatus('reconnecting');
