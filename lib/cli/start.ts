@@ -7,9 +7,10 @@ import { Readable } from 'node:stream';
 import path from 'node:path';
 import { dataDir, openDb, setDb } from '../db';
 import type { Db } from '../db/types';
-import { internalError } from '../db/errors';
+import { internalError } from '../core/errors';
 import { config } from '../server/config';
 import { checkTransport, configuredHosts, isLoopback } from '../server/transport';
+import { startJobs } from '../jobs';
 import { ensureActor, ensureWorkspace } from '../server/workspace';
 import { removeServerFile, writeServerFile } from './server-file';
 
@@ -77,6 +78,14 @@ export async function firstStart(db: Db): Promise<FirstStart> {
     role: 'owner',
   });
   return { workspace: ws, owner: { id: owner.id, display_name: owner.display_name }, created: true };
+}
+
+/**
+ * Whether a request goes to the MCP handler directly, ahead of Next's router. Exactly /api/mcp
+ * (with or without a query): every other path, /api/health included, is Next's.
+ */
+export function servedDirectly(url: string | undefined): boolean {
+  return url === '/api/mcp' || !!url?.startsWith('/api/mcp?');
 }
 
 /** Serves a Web-standard handler (Request → Response) on a Node request. */
@@ -204,7 +213,7 @@ export async function start(opts: StartOptions): Promise<{ close: () => Promise<
     }
     // The MCP endpoint is the hot path: serve it with the same handler its route file exports, without
     // Next's page routing in front (about 3 ms less per call on two cores). Everything else is Next's.
-    if (req.url === '/api/mcp' || req.url?.startsWith('/api/mcp?')) {
+    if (servedDirectly(req.url)) {
       void serveWeb(req, res, handleMcp);
       return;
     }
@@ -228,6 +237,8 @@ export async function start(opts: StartOptions): Promise<{ close: () => Promise<
     data_dir: process.env.DATABASE_URL ? null : dataDir(),
     started_at: new Date().toISOString(),
   });
+  // work outside the writing transaction: one worker per app process, all sharing the jobs table
+  const worker = await startJobs(db);
 
   const extra: string[] = [];
   for (const h of bannerHooks) extra.push(...(await h({ db, url, first })));
@@ -258,6 +269,7 @@ export async function start(opts: StartOptions): Promise<{ close: () => Promise<
       const force = setTimeout(() => server.closeAllConnections(), 2000);
       await closed;
       clearTimeout(force);
+      await worker?.stop();
       await removeServerFile();
       await db.close();
     })());

@@ -6,7 +6,7 @@ import type { Claims } from '../db/types';
 import { isSecureRequest } from '../server/config';
 import { sessionCookieName, sessionLive, toDbClaims, verifySession } from './session';
 import { humanForSupabaseUser, supabaseConfig, verifySupabaseJwt } from './supabase';
-import { toolError } from '../db/errors';
+import { toolError } from '../core/errors';
 
 /** A signed-in human, as every console page, action and route sees them. */
 export type ConsoleSession = {

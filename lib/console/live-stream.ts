@@ -1,4 +1,4 @@
-import { internalError } from '../db/errors';
+import { internalError } from '../core/errors';
 import type { ChangeEvent } from '../db/types';
 import type { ChangeHub } from './hub';
 import { changeHead, changeReplay, type Who } from './ops';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { describeIssues, execute, type Envelope } from '../core/execute';
-import { mapDbError, toolError } from '../db/errors';
+import { toolError } from '../core/errors';
+import { mapDbError } from '../db/errors';
 import { sqlLiteral, type ChangeEvent, type Claims, type Db, type Row } from '../db/types';
 import { ensureActor, mintKey, revokeKey, slugify } from '../server/workspace';
 import { inviteHuman } from './signin';

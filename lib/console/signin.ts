@@ -127,10 +127,13 @@ export async function inviteHuman(
   };
 }
 
-/** Whether the human ever signed in (a spent token, or a linked Supabase user). */
+/**
+ * Whether the human ever signed in: a sign-in on the activity log (spent links themselves are swept
+ * away, see lib/jobs/sweeps.ts), or a linked Supabase user.
+ */
 export async function hasSignedIn(db: Db, tenantId: string, actorId: string): Promise<boolean> {
   const [row] = await db.query<{ yes: boolean }>(
-    `select exists(select 1 from bullpen.signin_tokens where tenant_id = $1 and actor_id = $2 and used_at is not null)
+    `select exists(select 1 from public.activity where tenant_id = $1 and actor_id = $2 and verb = 'actor.signed_in')
          or exists(select 1 from public.actors where tenant_id = $1 and id = $2 and auth_user_id is not null) as yes`,
     [tenantId, actorId],
   );

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
 import { actorRef, cursor, idempotencyKey, limit, uuid } from './fields';
+import { commentRow, id, nextCursor, writeResult } from './rows';
 
 const objectType = z.enum(['task', 'project']).describe('threads exist on tasks and projects');
 const objectRef = z.string().min(1).max(64).describe('task uuid or KEY-N, project uuid or key');
@@ -15,6 +16,12 @@ export const commentAddInput = z.strictObject({
 });
 export type CommentAddInput = z.infer<typeof commentAddInput>;
 
+export const commentAddOutput = writeResult({
+  comment_id: id,
+  comment: commentRow.extend({ object_type: z.enum(['task', 'project']), object_id: id }),
+});
+export type CommentAddOutput = z.infer<typeof commentAddOutput>;
+
 export const commentQueryInput = z.strictObject({
   object_type: objectType,
   object_id: objectRef,
@@ -22,6 +29,14 @@ export const commentQueryInput = z.strictObject({
   cursor: cursor.optional(),
 });
 export type CommentQueryInput = z.infer<typeof commentQueryInput>;
+
+export const commentQueryOutput = z.strictObject({
+  object_type: z.enum(['task', 'project']),
+  object_id: id.describe('the uuid the reference resolved to'),
+  comments: z.array(commentRow).describe('oldest first'),
+  next_cursor: nextCursor,
+});
+export type CommentQueryOutput = z.infer<typeof commentQueryOutput>;
 
 export const commentTools = [
   defineTool({
@@ -33,6 +48,7 @@ export const commentTools = [
       'comment to reply to. Use it for findings, questions and hand-over notes that the next actor should read ' +
       '(task_get returns the thread). Returns {comment_id, comment}.',
     input: commentAddInput,
+    output: commentAddOutput,
     kind: 'write',
     idempotency: 'derived',
   }),
@@ -44,6 +60,7 @@ export const commentTools = [
       'Read the comment thread on a task or project, oldest first, with author and kind (agent or human). ' +
       'Returns {comments, next_cursor}.',
     input: commentQueryInput,
+    output: commentQueryOutput,
     kind: 'read',
     idempotent: true,
   }),

@@ -1,43 +1,162 @@
 import { z } from 'zod';
-import { ERROR_CODES } from '../db/errors';
+import { ERROR_CODES } from './errors';
+import { inputJsonSchema, outputBranches, outputJsonSchema, type JsonSchema } from './json-schema';
 import { registry } from './registry';
 
-type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; description?: string; enum?: unknown[]; anyOf?: JsonSchema[]; items?: JsonSchema; const?: unknown };
+/**
+ * The tool reference (docs/tools.md) and the README's tool table, generated from the registry by
+ * `npm run docs`; a unit test keeps both current.
+ */
 
+const FORMATS: Record<string, string> = { uuid: 'uuid', 'date-time': 'datetime', date: 'date' };
+
+/** A type as a person reads it: `uuid | null`, `TaskRow[]`, `"a" \| "b"`. Pipes are escaped for tables. */
 function typeOf(s: JsonSchema): string {
-  if (s.enum) return s.enum.map((e) => JSON.stringify(e)).join(' \\| ');
+  if (s.$ref) {
+    const name = s.$ref.replace('#/$defs/', '');
+    return `[${name}](#${name.toLowerCase()})`;
+  }
   if (s.const !== undefined) return JSON.stringify(s.const);
-  if (s.anyOf) return s.anyOf.map(typeOf).join(' \\| ');
-  if (s.type === 'array') return `${s.items ? typeOf(s.items) : 'any'}[]`;
+  if (s.enum) return s.enum.map((e) => JSON.stringify(e)).join(' \\| ');
+  const union = s.anyOf ?? s.oneOf;
+  if (union) return union.map(typeOf).join(' \\| ');
+  if (Array.isArray(s.type)) return s.type.map((type) => typeOf({ ...s, type })).join(' \\| ');
+  if (s.type === 'array') {
+    if (s.maxItems === 0 || s.items?.not) return '[] (for now)';
+    const inner = s.items ? typeOf(s.items) : 'any';
+    return inner.includes('\\|') ? `(${inner})[]` : `${inner}[]`;
+  }
+  if (s.type === 'string' && s.format) return FORMATS[s.format] ?? s.format;
+  if (s.type === 'object') {
+    if (s.properties) return 'object';
+    const values = typeof s.additionalProperties === 'object' ? typeOf(s.additionalProperties) : '';
+    return values && values !== 'any' ? `{string: ${values}}` : 'object';
+  }
   return s.type ?? 'any';
 }
 
-/** The tool reference (docs/tools.md), generated from the registry; a test keeps the file current. */
+const cell = (text: string | undefined) => (text ?? '').replace(/\|/g, '\\|');
+
+/**
+ * The largest shared shape whose every field `s` has, unchanged, when it makes up most of `s`
+ * (Task is TaskRow plus body); a small shape that happens to fit is not worth the detour.
+ */
+function baseShape(s: JsonSchema, defs: Record<string, JsonSchema>): string | undefined {
+  const props = s.properties ?? {};
+  const size = Object.keys(props).length;
+  let best: [string, number] | undefined;
+  for (const [name, d] of Object.entries(defs)) {
+    const keys = Object.keys(d.properties ?? {});
+    if (keys.length === 0 || keys.length >= size || keys.length * 3 < size * 2) continue;
+    const same = keys.every((k) => k in props && JSON.stringify(props[k]) === JSON.stringify(d.properties![k]));
+    if (same && (!best || keys.length > best[1])) best = [name, keys.length];
+  }
+  return best?.[0];
+}
+
+/**
+ * Table rows for an object's fields. Inline objects (and arrays of them) are spelled out as a.b
+ * rows; an object that extends a shared shape names the shape and lists only what it adds.
+ */
+function fieldRows(s: JsonSchema, defs: Record<string, JsonSchema>, prefix = ''): string[] {
+  const rows: string[] = [];
+  const base = baseShape(s, defs);
+  const inherited = new Set(base ? Object.keys(defs[base].properties ?? {}) : []);
+  if (base) rows.push(`| \`${prefix}…\` | ${typeOf({ $ref: `#/$defs/${base}` })} | every field of ${base}, and: |`);
+  for (const [name, p] of Object.entries(s.properties ?? {})) {
+    if (name === 'idempotent_replay' || inherited.has(name)) continue;
+    const path = `${prefix}${name}${s.required?.includes(name) ? '' : '?'}`;
+    const plain = p.anyOf?.find((x) => x.type !== 'null') ?? p;
+    const nullable = p.anyOf?.some((x) => x.type === 'null') ? ' \\| null' : '';
+    if (plain.type === 'object' && plain.properties) {
+      rows.push(`| \`${path}\` | object${nullable} | ${cell(p.description ?? plain.description)} |`);
+      rows.push(...fieldRows(plain, defs, `${prefix}${name}.`));
+    } else if (plain.type === 'array' && plain.items?.type === 'object' && plain.items.properties) {
+      rows.push(`| \`${path}\` | object[]${nullable} | ${cell(p.description ?? plain.description)} |`);
+      rows.push(...fieldRows(plain.items, defs, `${prefix}${name}[].`));
+    } else {
+      rows.push(`| \`${path}\` | ${typeOf(p)} | ${cell(p.description)} |`);
+    }
+  }
+  return rows;
+}
+
+function outputSection(schema: JsonSchema, defs: Record<string, JsonSchema>): string[] {
+  const branches = outputBranches(schema);
+  const out: string[] = [];
+  branches.forEach((b, i) => {
+    const tag = Object.entries(b.properties ?? {}).find(([, p]) => p.const !== undefined);
+    const when =
+      branches.length < 2 ? '' : tag ? ` when \`${tag[0]}\` is \`${JSON.stringify(tag[1].const)}\`` : b.description ? ` ${b.description}` : ` (form ${i + 1})`;
+    out.push(`Returns${when}:`, '', '| field | type | notes |', '| --- | --- | --- |', ...fieldRows(b, defs), '');
+  });
+  return out;
+}
+
+/** The tool reference (docs/tools.md). */
 export function toolsMarkdown(): string {
   const rooms = [...new Set(registry.map((t) => t.room))];
+  const shapes: Record<string, JsonSchema> = {};
   const out = [
     '# Bullpen tools',
     '',
-    `Generated from \`lib/core/registry.ts\` by \`npm run docs\`; ${registry.length} tools. Inputs are snake_case and strict; camelCase is accepted as an alias. Every call returns \`{ok: true, …}\` or \`{ok: false, error: {code, message, hint, retryable}}\`.`,
+    `Generated from \`lib/core/registry.ts\` by \`npm run docs\`; ${registry.length} tools. Inputs are snake_case and strict; camelCase is accepted as an alias. Every call returns \`{ok: true, …}\` or \`{ok: false, error: {code, message, hint, retryable}}\`; the tables under "Returns" list the fields beside \`ok\`. A field marked \`?\` may be absent. A write that replays an earlier call with the same idempotency key answers with that call's result and \`idempotent_replay: true\`. Shapes used by several tools are described once, under [Shapes](#shapes).`,
     '',
   ];
   for (const room of rooms) {
     out.push(`## ${room[0].toUpperCase()}${room.slice(1)}`, '');
     for (const t of registry.filter((x) => x.room === room)) {
-      const schema = z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+      const input = inputJsonSchema(t);
+      const output = outputJsonSchema(t);
+      for (const [name, def] of Object.entries(output.$defs ?? {})) shapes[name] ??= def;
       out.push(`### \`${t.name}\` — ${t.title}`, '', t.description, '');
       out.push(`${t.kind === 'read' ? 'Read' : 'Write'}${t.idempotency === 'explicit' ? ' · retry-safe only with an explicit idempotency_key' : t.kind === 'write' ? ' · retry-safe (derived idempotency key)' : ''}`, '');
-      const props = Object.entries(schema.properties ?? {});
+      const props = Object.entries(input.properties ?? {});
       if (props.length) {
         out.push('| input | type | required | notes |', '| --- | --- | --- | --- |');
         for (const [name, p] of props) {
-          out.push(`| \`${name}\` | ${typeOf(p)} | ${schema.required?.includes(name) ? 'yes' : ''} | ${(p.description ?? '').replace(/\|/g, '\\|')} |`);
+          out.push(`| \`${name}\` | ${typeOf(p)} | ${input.required?.includes(name) ? 'yes' : ''} | ${cell(p.description)} |`);
         }
         out.push('');
       } else out.push('No inputs.', '');
+      // an answer that is itself a shared shape (project_brief) is named, not spelled out twice
+      const named = z.globalRegistry.get(t.output)?.id;
+      if (named) {
+        const { $defs: _defs, ...body } = output;
+        shapes[named] ??= body;
+        out.push(`Returns a ${typeOf({ $ref: `#/$defs/${named}` })}.`, '');
+      } else out.push(...outputSection(output, { ...shapes, ...output.$defs }));
     }
+  }
+  out.push('## Shapes', '');
+  for (const [name, s] of Object.entries(shapes)) {
+    out.push(`### ${name}`, '');
+    if (s.description) out.push(s.description, '');
+    out.push('| field | type | notes |', '| --- | --- | --- |', ...fieldRows(s, shapes), '');
   }
   out.push('## Error codes', '', '| code | retryable | meaning | default hint |', '| --- | --- | --- | --- |');
   for (const [code, d] of Object.entries(ERROR_CODES)) out.push(`| \`${code}\` | ${d.retryable ? 'yes' : 'no'} | ${d.meaning} | ${d.hint} |`);
   return out.join('\n') + '\n';
+}
+
+/** The README's tool table: the registry's tools by room. */
+export function readmeToolTable(): string {
+  const rooms = [...new Set(registry.map((t) => t.room))];
+  return [
+    `${registry.length} tools today, by room (generated from the registry by \`npm run docs\`; [docs/tools.md](docs/tools.md) has each one's inputs and answer):`,
+    '',
+    '| room | tools |',
+    '| --- | --- |',
+    ...rooms.map((room) => `| ${room} | ${registry.filter((t) => t.room === room).map((t) => `\`${t.name}\``).join(', ')} |`),
+  ].join('\n');
+}
+
+/** Replaces the text between `<!-- name:start -->` and `<!-- name:end -->`; throws when a marker is missing. */
+export function spliceGenerated(text: string, name: string, body: string): string {
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
+  const i = text.indexOf(start);
+  const j = text.indexOf(end);
+  if (i < 0 || j < i) throw new Error(`markers ${start} … ${end} not found`);
+  return `${text.slice(0, i + start.length)}\n${body}\n${text.slice(j)}`;
 }

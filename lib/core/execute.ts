@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
-import { mapDbError, toolError, type ToolError } from '../db/errors';
+import { mapDbError } from '../db/errors';
+import { toolError, type ToolError } from './errors';
 import { AliasCollision, canonicalJson, resolveMe, snakeKeys } from './normalize';
-import { getTool } from './registry';
+import { getTool, registry } from './registry';
 import { describeScopes, scopeFor, toolAllowed } from './scopes';
 import type { ToolContext, ToolDef } from './tool';
 
@@ -72,7 +73,7 @@ export async function execute(ctx: ToolContext, name: string, rawInput: unknown)
   let args = resolveMe(parsed.data as Record<string, unknown>, ctx.claims.actor_id);
   try {
     if (tool.run) {
-      return { ok: true, ...(await tool.run(args as never, ctx)) as Record<string, unknown> };
+      return { ok: true, ...((await tool.run(args as never, { ...ctx, registry })) as Record<string, unknown>) };
     }
     if (tool.kind === 'write' && args.idempotency_key === undefined && tool.idempotency === 'derived') {
       args = { ...args, idempotency_key: derivedKey(tool, args, ctx) };

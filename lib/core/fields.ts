@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ACTOR_KINDS, PROJECT_STATUSES, TASK_STATUSES } from './vocabulary';
 
 /** Shared field schemas. Descriptions here reach every tool's JSON Schema. */
 
@@ -37,7 +38,11 @@ export const cursor = z.string().min(1).max(2000).describe('next_cursor from the
 
 export const isoDate = z.iso.date().describe('YYYY-MM-DD');
 
-export const taskStatus = z.enum(['backlog', 'todo', 'in_progress', 'in_review', 'blocked', 'done', 'failed', 'cancelled']);
+export const taskStatus = z.enum(TASK_STATUSES);
+
+export const projectStatus = z.enum(PROJECT_STATUSES);
+
+export const actorKind = z.enum(ACTOR_KINDS);
 
 export const priority = z.number().int().min(0).max(4).describe('0 = most urgent … 4 = least; default 2');
 

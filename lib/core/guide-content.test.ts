@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { registry } from './registry';
 import {
-  AVAILABLE_TOOLS,
+  CONTRACT_TOOLS_BY_ROOM,
   GLOSSARY,
   GUIDE_TOPIC_IDS,
   GUIDE_TOPICS,
@@ -41,7 +41,7 @@ function jsonToolNames(text: string): string[] {
   return [...text.matchAll(/"tool"\s*:\s*"([^"]*)"/g)].map((m) => m[1]!);
 }
 
-const allText = [guideIndex(), ...GUIDE_TOPICS.flatMap((t) => [t.title, t.summary, t.body])].join('\n');
+const allText = [guideIndex(registry), ...GUIDE_TOPICS.flatMap((t) => [t.title, t.summary, t.body])].join('\n');
 
 describe('guide topics', () => {
   it('has all 15 ids, in order, in both the id list and the topics', () => {
@@ -73,13 +73,27 @@ describe('guide topics', () => {
 });
 
 describe('guideIndex', () => {
-  const index = guideIndex();
+  const index = guideIndex(registry);
 
   it('mentions every topic id with its title and summary', () => {
     for (const t of GUIDE_TOPICS) {
       expect(index).toContain(`\`${t.id}\``);
       expect(index).toContain(`- \`${t.id}\` — ${t.title}: ${t.summary}`);
     }
+  });
+
+  it('lists the registry’s tools by room, and only the contract’s other tools as arriving later', () => {
+    const now = index.slice(index.indexOf('## Tools you can call now'), index.indexOf('## Arriving with later rooms'));
+    for (const t of registry) expect(now, t.name).toContain(`\`${t.name}\``);
+    const later = index.slice(index.indexOf('## Arriving with later rooms'));
+    for (const t of registry) expect(later, t.name).not.toContain(`\`${t.name}\``);
+    for (const name of KNOWN_TOOLS.filter((n) => !registry.some((t) => t.name === n))) expect(later, name).toContain(`\`${name}\``);
+  });
+
+  it('follows the registry it is given: a tool that exists is listed as callable', () => {
+    const withMore = guideIndex([...registry, { name: 'decision_log', room: 'decisions', title: 'Log a decision' }]);
+    expect(withMore).toContain('- decisions: `decision_log`');
+    expect(withMore.slice(withMore.indexOf('## Arriving with later rooms'))).not.toContain('`decision_log`');
   });
 
   it('explains how to read a topic with the guide tool', () => {
@@ -89,12 +103,11 @@ describe('guideIndex', () => {
 });
 
 describe('tool names', () => {
-  it('KNOWN_TOOLS lists the 57 contract tools without duplicates', () => {
+  it('KNOWN_TOOLS lists the 57 contract tools without duplicates, and the registry holds only contract tools', () => {
     expect(KNOWN_TOOLS.length).toBe(57);
     expect(new Set(KNOWN_TOOLS).size).toBe(KNOWN_TOOLS.length);
-    for (const name of AVAILABLE_TOOLS) expect(KNOWN_TOOLS).toContain(name);
-    // the guide's notion of "callable today" is the registry itself
-    expect([...AVAILABLE_TOOLS].sort()).toEqual(registry.map((t) => t.name).sort());
+    expect(Object.values(CONTRACT_TOOLS_BY_ROOM).flat()).toEqual(KNOWN_TOOLS);
+    for (const t of registry) expect(KNOWN_TOOLS, t.name).toContain(t.name);
   });
 
   it('every tool named as a call in a body is a known tool', () => {
@@ -116,7 +129,7 @@ describe('tool names', () => {
         found.push(name);
         expect(KNOWN_TOOLS, `topic ${t.id} uses "tool": "${name}"`).toContain(name);
         // Examples are meant to be copied, so they must only use tools that exist now.
-        expect(AVAILABLE_TOOLS as readonly string[], `topic ${t.id} example uses "${name}"`).toContain(name);
+        expect(registry.map((x) => x.name), `topic ${t.id} example uses "${name}"`).toContain(name);
       }
     }
     expect(found.length).toBeGreaterThan(10);

@@ -1,14 +1,17 @@
 // The agent manual ("guide") served by the `guide` tool and the bullpen://guide resources.
 //
-// Everything here is plain data plus two tiny renderers, so it can be imported from the
-// MCP server, the console and tests without pulling in anything else.
+// Everything here is plain data plus small renderers, so it can be imported from the MCP
+// server, the console and tests without pulling in anything else (not even the registry, which
+// imports the guide tool: callers pass the registry to guideIndex).
 //
 // Writing rules for bodies:
 //   - Written for a language model that has just connected: imperative, concrete, exact
 //     tool names, JSON argument examples.
 //   - JSON examples use the shape { "tool": NAME, "arguments": {...} } and must only name
-//     tools that are callable today (AVAILABLE_TOOLS). Tools of rooms that have not arrived
+//     tools that are callable today (the registry). Tools of rooms that have not arrived
 //     yet may be named in prose, always with what to do meanwhile.
+//   - Which tools exist is never written down here: the index renders it from the registry
+//     it is given (guideIndex(registry)), so a new tool appears in the guide by existing.
 //   - Inside these template literals a literal backtick is written \` and a literal
 //     backslash-n inside a JSON example is written \\n.
 
@@ -34,50 +37,31 @@ export type GuideTopicId = (typeof GUIDE_TOPIC_IDS)[number];
 
 export type GuideTopic = { id: GuideTopicId; title: string; summary: string; body: string };
 
-/** Tools callable today. */
-export const AVAILABLE_TOOLS = [
-  'whoami',
-  'register_actor',
-  'actor_query',
-  'project_create',
-  'project_update',
-  'project_query',
-  'project_brief',
-  'task_create',
-  'task_create_many',
-  'task_update',
-  'task_assign',
-  'task_query',
-  'task_get',
-  'task_link',
-  'task_claim',
-  'task_release',
-  'comment_add',
-  'comment_query',
-  'guide',
-] as const;
-
-/** Tools that are part of the contract but arrive with later rooms, grouped by room. */
-export const UPCOMING_TOOLS_BY_ROOM = {
+/**
+ * All 57 tools of the contract, by the contract's rooms. Which of them can be called today is the
+ * registry's business, not this list's: the guide index compares the two.
+ */
+export const CONTRACT_TOOLS_BY_ROOM = {
+  'identity & directory': ['whoami', 'register_actor', 'actor_query'],
+  projects: ['project_create', 'project_update', 'project_query', 'project_brief'],
+  tasks: [
+    'task_create',
+    'task_create_many',
+    'task_update',
+    'task_assign',
+    'task_query',
+    'task_get',
+    'task_link',
+    'task_claim',
+    'task_release',
+  ],
   decisions: ['decision_log', 'decision_set_status', 'decision_query'],
-  'handoffs & inbox': [
-    'handoff_create',
-    'handoff_claim',
-    'handoff_respond',
-    'handoff_resolve',
-    'handoff_query',
-    'inbox',
-  ],
+  'handoffs & inbox': ['handoff_create', 'handoff_claim', 'handoff_respond', 'handoff_resolve', 'handoff_query', 'inbox'],
   knowledge: ['knowledge_write', 'knowledge_update', 'knowledge_search'],
-  'comments & activity': ['activity_log', 'activity_query'],
-  'attachments & notifications': [
-    'attach_add',
-    'attach_remove',
-    'attachment_query',
-    'notification_query',
-    'notification_mark_read',
-  ],
+  'comments & activity': ['comment_add', 'comment_query', 'activity_log', 'activity_query'],
+  'attachments & notifications': ['attach_add', 'attach_remove', 'attachment_query', 'notification_query', 'notification_mark_read'],
   'search & skills': ['search', 'skill_list', 'skill_get', 'skill_upsert'],
+  guide: ['guide'],
   runs: ['run_fork', 'run_heartbeat', 'run_end', 'run_query', 'run_get', 'run_summary'],
   'repositories & code': [
     'repo_register',
@@ -92,10 +76,30 @@ export const UPCOMING_TOOLS_BY_ROOM = {
 } as const;
 
 /** Every tool name in the contract (available now or arriving with a later room). */
-export const KNOWN_TOOLS: readonly string[] = [
-  ...AVAILABLE_TOOLS,
-  ...Object.values(UPCOMING_TOOLS_BY_ROOM).flat(),
-];
+export const KNOWN_TOOLS: readonly string[] = Object.values(CONTRACT_TOOLS_BY_ROOM).flat();
+
+/** What the guide needs to know about a registered tool (a ToolDef has these fields). */
+export type ToolListing = readonly { name: string; room: string; title: string }[];
+
+/** The index's tool section: what can be called now, by room, and what later rooms bring. */
+export function toolsSection(tools: ToolListing): string[] {
+  const have = new Set(tools.map((t) => t.name));
+  const rooms = [...new Set(tools.map((t) => t.room))];
+  const lines = ['## Tools you can call now', ''];
+  for (const room of rooms) {
+    const names = tools.filter((t) => t.room === room).map((t) => `\`${t.name}\``);
+    lines.push(`- ${room}: ${names.join(', ')}`);
+  }
+  const later = Object.entries(CONTRACT_TOOLS_BY_ROOM)
+    .map(([room, names]) => [room, names.filter((n) => !have.has(n))] as const)
+    .filter(([, names]) => names.length > 0);
+  if (later.length) {
+    lines.push('', '## Arriving with later rooms', '');
+    for (const [room, names] of later) lines.push(`- ${room}: ${names.map((n) => `\`${n}\``).join(', ')}`);
+    lines.push('', 'Do not call these until they appear in your tool list; each has a topic that says what to do meanwhile.');
+  }
+  return lines;
+}
 
 // ---------------------------------------------------------------------------
 // Glossary (the 'glossary' topic body is rendered from this list)
@@ -394,17 +398,7 @@ The unit of work. Each task gets the next number in its project, so its ref is \
 A claim puts a time-limited lease on a task; while it is live nobody else can claim it (see \`the-loop\`). A run is one burst of work by one agent, named by the \`X-Bullpen-Run\` header (see \`runs-and-subagents\`).
 
 ## Arriving with later rooms
-- Decisions: \`decision_log\`, \`decision_set_status\`, \`decision_query\`.
-- Handoffs & inbox: \`handoff_create\`, \`handoff_claim\`, \`handoff_respond\`, \`handoff_resolve\`, \`handoff_query\`, \`inbox\`.
-- Knowledge: \`knowledge_write\`, \`knowledge_update\`, \`knowledge_search\`.
-- Activity: \`activity_log\`, \`activity_query\`. Meanwhile \`task_get\` already returns a task's activity timeline. (Comments are here already: \`comment_add\` writes to a task's or project's thread and \`comment_query\` reads it; \`task_get\` includes the thread and a \`task_release\` note lands in it.)
-- Attachments & notifications: \`attach_add\`, \`attach_remove\`, \`attachment_query\`, \`notification_query\`, \`notification_mark_read\`. Meanwhile the \`delta\` in \`whoami\` tells you what changed.
-- Search & skills: \`search\`, \`skill_list\`, \`skill_get\`, \`skill_upsert\`.
-- Runs: \`run_fork\`, \`run_heartbeat\`, \`run_end\`, \`run_query\`, \`run_get\`, \`run_summary\`.
-- Repositories & code: \`repo_register\`, \`repo_link\`, \`repo_query\`, \`task_code_ref\`, \`code_ref_add\`, \`code_ref_update\`, \`code_ref_query\`.
-- Feedback: \`feature_request_create\`, \`feature_request_query\`.
-
-Do not call these until they appear in your tool list; each has a topic that says what to do meanwhile.
+The contract has 57 tools; they arrive room by room. The guide index (\`guide()\`) lists the tools you can call now and those still to come, straight from the server's registry. Do not call a tool until it appears in your tool list; each room's topic says what to do meanwhile. Already here: \`task_get\` returns a task's activity timeline and its comment thread (\`comment_add\` writes to a task's or project's thread, \`comment_query\` reads it, a \`task_release\` note lands in it), and the \`delta\` in \`whoami\` tells you what changed.
 `;
 
 const THE_LOOP = `
@@ -1075,7 +1069,8 @@ export function guideTopic(id: GuideTopicId): GuideTopic {
   return t;
 }
 
-export function guideIndex(): string {
+/** The guide's front page: the topics, and the tools of the registry it is given. */
+export function guideIndex(tools: ToolListing): string {
   const lines = GUIDE_TOPICS.map((t) => `- \`${t.id}\` — ${t.title}: ${t.summary}`);
   return [
     '# Bullpen guide',
@@ -1095,5 +1090,7 @@ export function guideIndex(): string {
     '```',
     '',
     'The same text is available as resources: `bullpen://guide/{topic}` for one topic, `bullpen://guide` for this index and `bullpen://glossary` for the glossary.',
+    '',
+    ...toolsSection(tools),
   ].join('\n');
 }

@@ -7,6 +7,19 @@ export const guideInput = z.strictObject({
 });
 export type GuideInput = z.infer<typeof guideInput>;
 
+export const guideOutput = z.union([
+  z
+    .strictObject({
+      topic: z.null(),
+      title: z.string(),
+      topics: z.array(z.enum(GUIDE_TOPIC_IDS)),
+      markdown: z.string().describe('the topic index and the tools you can call now'),
+    })
+    .describe('for a bare call'),
+  z.strictObject({ topic: z.enum(GUIDE_TOPIC_IDS), title: z.string(), markdown: z.string() }).describe('for a topic'),
+]);
+export type GuideOutput = z.infer<typeof guideOutput>;
+
 export const guideTools = [
   defineTool({
     name: 'guide',
@@ -16,10 +29,11 @@ export const guideTools = [
       'The manual for working in Bullpen. Call bare for the topic index; guide({topic}) for depth on one topic ' +
       '(start with "the-loop"). Static: no database, safe to call anytime. Returns {topic, title, markdown}.',
     input: guideInput,
+    output: guideOutput,
     kind: 'read',
     idempotent: true,
-    run: (input) => {
-      if (!input.topic) return { topic: null, title: 'Bullpen guide', topics: GUIDE_TOPIC_IDS, markdown: guideIndex() };
+    run: (input, { registry }) => {
+      if (!input.topic) return { topic: null, title: 'Bullpen guide', topics: [...GUIDE_TOPIC_IDS], markdown: guideIndex(registry) };
       const t = guideTopic(input.topic);
       return { topic: t.id, title: t.title, markdown: t.body };
     },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { cursor, idempotencyKey, limit } from './fields';
+import { actorKind, cursor, idempotencyKey, limit } from './fields';
+import { activityEntry, actorRow, id, nextCursor, projectStub, taskRow, timestamp, untilRoom, writeResult } from './rows';
 
 export const whoamiInput = z.strictObject({
   include: z
@@ -11,9 +12,40 @@ export const whoamiInput = z.strictObject({
 });
 export type WhoamiInput = z.infer<typeof whoamiInput>;
 
+export const whoamiOutput = z.strictObject({
+  actor: actorRow,
+  tenant: z.strictObject({ id, slug: z.string(), name: z.string() }).describe('your workspace'),
+  run_id: z.string().nullable(),
+  pool: z.strictObject({
+    ready: z.number().int().min(0).max(100).describe('tasks you could claim now, counted up to 100'),
+    more: z.boolean().describe('true when more than 100 are ready'),
+  }),
+  hints: z.strictObject({
+    next: z
+      .strictObject({ tool: z.string(), arguments: z.record(z.string(), z.unknown()), why: z.string() })
+      .describe('a concrete next call'),
+  }),
+  open_tasks: z.array(taskRow).optional().describe('yours, in_progress first (up to 25)'),
+  inbox: untilRoom('handoffs').optional(),
+  inbox_count: z.literal(0).optional(),
+  projects: z.array(projectStub).optional().describe('planned and active projects (up to 20)'),
+  delta: z
+    .strictObject({
+      since: timestamp.nullable().describe('your previous last_seen_at'),
+      first_visit: z.boolean(),
+      count: z.number().int().min(0).max(500),
+      truncated: z.boolean().describe('more than 500 changes: count and by_verb cover the newest 500'),
+      by_verb: z.record(z.string(), z.number().int()),
+      recent: z.array(activityEntry).describe('the 15 newest, by others'),
+    })
+    .optional()
+    .describe('what others did since you were last seen'),
+});
+export type WhoamiOutput = z.infer<typeof whoamiOutput>;
+
 export const registerActorInput = z.strictObject({
   external_ref: z.string().min(1).max(200).describe('your stable identity, e.g. "claude-code:alice-laptop"'),
-  kind: z.enum(['agent', 'human', 'service']),
+  kind: actorKind,
   display_name: z.string().min(1).max(200).optional(),
   group: z.string().min(1).max(100).optional().describe('team or pool, e.g. "backend"'),
   role: z.string().min(1).max(100).optional().describe('what this actor does, e.g. "reviewer"'),
@@ -22,8 +54,11 @@ export const registerActorInput = z.strictObject({
 });
 export type RegisterActorInput = z.infer<typeof registerActorInput>;
 
+export const registerActorOutput = writeResult({ actor: actorRow, created: z.boolean() });
+export type RegisterActorOutput = z.infer<typeof registerActorOutput>;
+
 export const actorQueryInput = z.strictObject({
-  kind: z.enum(['agent', 'human', 'service']).optional(),
+  kind: actorKind.optional(),
   group: z.string().min(1).max(100).optional(),
   capability: z.string().min(1).max(64).optional(),
   q: z.string().min(1).max(200).optional().describe('matches name, external_ref or role'),
@@ -31,6 +66,9 @@ export const actorQueryInput = z.strictObject({
   cursor: cursor.optional(),
 });
 export type ActorQueryInput = z.infer<typeof actorQueryInput>;
+
+export const actorQueryOutput = z.strictObject({ actors: z.array(actorRow), next_cursor: nextCursor });
+export type ActorQueryOutput = z.infer<typeof actorQueryOutput>;
 
 export const identityTools = [
   defineTool({
@@ -42,6 +80,7 @@ export const identityTools = [
       'pool.ready (how many tasks you could claim now), active projects, the delta of what others did since you were ' +
       'last seen, and hints.next: a concrete next tool call. Advances your last_seen_at.',
     input: whoamiInput,
+    output: whoamiOutput,
     kind: 'read',
     idempotent: true,
   }),
@@ -54,6 +93,7 @@ export const identityTools = [
       'in handoffs. Idempotent by external_ref: racing calls converge on one actor; returns {actor, created}. ' +
       'The same external_ref with a different kind is a CONFLICT.',
     input: registerActorInput,
+    output: registerActorOutput,
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,
@@ -66,6 +106,7 @@ export const identityTools = [
       'Directory of the workspace: find actors by kind, group, capability or free text. Use it to get actor ids ' +
       'before assigning tasks or creating handoffs. Returns {actors, next_cursor}.',
     input: actorQueryInput,
+    output: actorQueryOutput,
     kind: 'read',
     idempotent: true,
   }),

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { actorRef, cursor, idempotencyKey, isoDate, limit, projectRef, uuid } from './fields';
+import { actorRef, cursor, idempotencyKey, isoDate, limit, projectRef, projectStatus, uuid } from './fields';
+import { id, nextCursor, projectBrief, projectListRow, projectRow, writeResult } from './rows';
 
-const projectStatus = z.enum(['planned', 'active', 'paused', 'completed', 'archived']);
 const projectKey = z
   .string()
   .regex(/^[A-Za-z][A-Za-z0-9_]{0,15}$/, '1–16 letters, digits or _, starting with a letter')
@@ -21,6 +21,9 @@ export const projectCreateInput = z.strictObject({
 });
 export type ProjectCreateInput = z.infer<typeof projectCreateInput>;
 
+export const projectCreateOutput = writeResult({ project: projectRow, project_id: id, key: z.string() });
+export type ProjectCreateOutput = z.infer<typeof projectCreateOutput>;
+
 export const projectUpdateInput = z.strictObject({
   project_id: projectRef,
   patch: z
@@ -38,6 +41,12 @@ export const projectUpdateInput = z.strictObject({
 });
 export type ProjectUpdateInput = z.infer<typeof projectUpdateInput>;
 
+export const projectUpdateOutput = writeResult({
+  project: projectRow,
+  changed: z.array(z.string()).describe('the patch keys that were applied'),
+});
+export type ProjectUpdateOutput = z.infer<typeof projectUpdateOutput>;
+
 export const projectQueryInput = z.strictObject({
   project_id: uuid.optional(),
   status: z.union([projectStatus, z.array(projectStatus).max(5)]).optional(),
@@ -50,6 +59,9 @@ export const projectQueryInput = z.strictObject({
 });
 export type ProjectQueryInput = z.infer<typeof projectQueryInput>;
 
+export const projectQueryOutput = z.strictObject({ projects: z.array(projectListRow), next_cursor: nextCursor });
+export type ProjectQueryOutput = z.infer<typeof projectQueryOutput>;
+
 export const projectBriefInput = z.strictObject({
   project: projectRef,
   max_tasks: z.number().int().min(0).max(50).optional(),
@@ -58,6 +70,9 @@ export const projectBriefInput = z.strictObject({
   max_activity: z.number().int().min(0).max(100).optional(),
 });
 export type ProjectBriefInput = z.infer<typeof projectBriefInput>;
+
+export const projectBriefOutput = projectBrief;
+export type ProjectBriefOutput = z.infer<typeof projectBriefOutput>;
 
 export const projectTools = [
   defineTool({
@@ -68,6 +83,7 @@ export const projectTools = [
       'Create a project (optionally under a parent). Returns {project, project_id, key}. The key is the short ' +
       'handle tasks are named by (PAY-12); omit it to derive one from the title.',
     input: projectCreateInput,
+    output: projectCreateOutput,
     kind: 'write',
     idempotency: 'derived',
   }),
@@ -79,6 +95,7 @@ export const projectTools = [
       'Patch a project: only the fields named in patch change; null clears. A parent that would make a cycle is ' +
       'refused (CYCLE_DETECTED). Returns {project, changed}.',
     input: projectUpdateInput,
+    output: projectUpdateOutput,
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,
@@ -91,6 +108,7 @@ export const projectTools = [
       'List or search projects in your workspace. detail:"full" adds task counts (by status, ready). ' +
       'Returns {projects, next_cursor}.',
     input: projectQueryInput,
+    output: projectQueryOutput,
     kind: 'read',
     idempotent: true,
   }),
@@ -102,6 +120,7 @@ export const projectTools = [
       'One-call orientation on a project (by key or uuid): status, task counts, top open tasks, recent decisions, ' +
       'knowledge, repositories and recent activity. Call it when you start work on a project you do not know.',
     input: projectBriefInput,
+    output: projectBriefOutput,
     kind: 'read',
     idempotent: true,
   }),

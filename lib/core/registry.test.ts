@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../db/errors';
-import { toolsMarkdown } from './docs';
+import { z } from 'zod';
+import { ERROR_CODES } from './errors';
+import { readmeToolTable, spliceGenerated, toolsMarkdown } from './docs';
+import { outputBranches, outputJsonSchema } from './json-schema';
 import { registry } from './registry';
 
 describe('the registry', () => {
@@ -19,9 +21,33 @@ describe('the registry', () => {
     expect(readFileSync('docs/tools.md', 'utf8')).toBe(toolsMarkdown());
   });
 
+  it('keeps the README’s tool table in step with the registry (run `npm run docs`)', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    expect(readme).toBe(spliceGenerated(readme, 'tools', readmeToolTable()));
+    for (const t of registry) expect(readme, t.name).toContain(`\`${t.name}\``);
+  });
+
   it('documents every error code in the README', () => {
     const readme = readFileSync('README.md', 'utf8');
     for (const code of Object.keys(ERROR_CODES)) expect(readme, code).toContain(`\`${code}\``);
+  });
+
+  it('gives every tool an output schema that describes an object and converts to JSON Schema', () => {
+    for (const t of registry) {
+      expect(t.output, t.name).toBeInstanceOf(z.ZodType);
+      expect(() => z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'throw' }), t.name).not.toThrow();
+      const schema = outputJsonSchema(t);
+      expect(schema.type, t.name).toBe('object');
+      for (const b of outputBranches(schema)) expect(b.type, t.name).toBe('object');
+    }
+  });
+
+  it('lets every write answer with idempotent_replay, and no read', () => {
+    for (const t of registry) {
+      for (const b of outputBranches(outputJsonSchema(t))) {
+        expect(Object.keys(b.properties ?? {}).includes('idempotent_replay'), t.name).toBe(t.kind === 'write');
+      }
+    }
   });
 
   it('gives every write an idempotency_key input', () => {

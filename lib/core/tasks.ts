@@ -14,6 +14,20 @@ import {
   taskRef,
   taskStatus,
 } from './fields';
+import {
+  commentRow,
+  doneGate,
+  id,
+  nextCursor,
+  projectBrief,
+  projectContext,
+  taskActivityEntry,
+  taskFull,
+  taskRow,
+  timestamp,
+  untilRoom,
+  writeResult,
+} from './rows';
 
 const taskFields = {
   title: z.string().min(1).max(500),
@@ -37,6 +51,12 @@ export const taskCreateInput = z.strictObject({
 });
 export type TaskCreateInput = z.infer<typeof taskCreateInput>;
 
+/** A created task named three ways: uuid, number in its project, and KEY-N. */
+const createdTask = { task_id: id, seq: z.number().int().positive(), ref: z.string().describe('KEY-N') };
+
+export const taskCreateOutput = writeResult({ task: taskFull, ...createdTask });
+export type TaskCreateOutput = z.infer<typeof taskCreateOutput>;
+
 const batchRef = z.strictObject({ batch_index: z.number().int().min(0).max(99) });
 
 export const taskCreateManyInput = z.strictObject({
@@ -57,6 +77,14 @@ export const taskCreateManyInput = z.strictObject({
   idempotency_key: idempotencyKey.optional(),
 });
 export type TaskCreateManyInput = z.infer<typeof taskCreateManyInput>;
+
+export const taskCreateManyOutput = writeResult({
+  count: z.number().int().min(1).max(100),
+  task_ids: z.array(id).describe('in input order'),
+  tasks: z.array(z.strictObject(createdTask)).describe('in input order'),
+  project_id: id,
+});
+export type TaskCreateManyOutput = z.infer<typeof taskCreateManyOutput>;
 
 export const taskUpdateInput = z.strictObject({
   task_id: taskRef,
@@ -80,12 +108,23 @@ export const taskUpdateInput = z.strictObject({
 });
 export type TaskUpdateInput = z.infer<typeof taskUpdateInput>;
 
+export const taskUpdateOutput = writeResult({
+  task: taskFull,
+  previous_status: taskStatus,
+  changed: z.array(z.string()).describe('the patch keys that were applied'),
+  gate: doneGate.optional().describe('on a move to done: what the done gate checked'),
+});
+export type TaskUpdateOutput = z.infer<typeof taskUpdateOutput>;
+
 export const taskAssignInput = z.strictObject({
   task_id: taskRef,
   actor_id: nullableActorRef.describe('an actor id, "me", or null to unassign'),
   idempotency_key: idempotencyKey.optional(),
 });
 export type TaskAssignInput = z.infer<typeof taskAssignInput>;
+
+export const taskAssignOutput = writeResult({ task: taskFull, previous_assignee_actor_id: id.nullable() });
+export type TaskAssignOutput = z.infer<typeof taskAssignOutput>;
 
 export const taskQueryInput = z.strictObject({
   project_id: projectRef.optional(),
@@ -104,11 +143,32 @@ export const taskQueryInput = z.strictObject({
 });
 export type TaskQueryInput = z.infer<typeof taskQueryInput>;
 
+export const taskQueryOutput = z.strictObject({ tasks: z.array(taskRow), next_cursor: nextCursor });
+export type TaskQueryOutput = z.infer<typeof taskQueryOutput>;
+
 export const taskGetInput = z.strictObject({
   task_id: taskRef,
   include: z.array(z.enum(['brief'])).max(1).optional().describe('["brief"] attaches the project brief'),
 });
 export type TaskGetInput = z.infer<typeof taskGetInput>;
+
+export const taskGetOutput = z.strictObject({
+  task: taskFull,
+  project: projectContext,
+  blockers: z.array(taskRow).describe('what this task depends on'),
+  dependents: z.array(taskRow).describe('what depends on this task'),
+  subtasks: z.array(taskRow),
+  parent: taskRow.nullable(),
+  comments: z.array(commentRow).describe('the thread, oldest first'),
+  activity: z.array(taskActivityEntry).describe('the timeline, newest first (up to 100)'),
+  handoffs: untilRoom('coordination'),
+  decisions: untilRoom('memory'),
+  notes: untilRoom('memory'),
+  code_refs: untilRoom('provenance'),
+  attachments: untilRoom('provenance'),
+  brief: projectBrief.optional().describe('with include:["brief"]'),
+});
+export type TaskGetOutput = z.infer<typeof taskGetOutput>;
 
 export const taskLinkInput = z.strictObject({
   task_id: taskRef,
@@ -120,6 +180,16 @@ export const taskLinkInput = z.strictObject({
 });
 export type TaskLinkInput = z.infer<typeof taskLinkInput>;
 
+export const taskLinkOutput = writeResult({
+  task_id: id,
+  added: z.array(id).describe('new dependency edges'),
+  removed: z.array(id),
+  cycle_rejected: z.array(z.strictObject({ depends_on_task_id: id, reason: z.string() })).describe('edges not added'),
+  parent_task_id: id.nullable(),
+  depends_on: z.array(id).describe('all dependencies after the change'),
+});
+export type TaskLinkOutput = z.infer<typeof taskLinkOutput>;
+
 export const taskClaimInput = z.strictObject({
   task_id: taskRef.optional().describe('claim this task (compare-and-swap); omit to take the next ready one'),
   project_id: projectRef.optional(),
@@ -130,12 +200,31 @@ export const taskClaimInput = z.strictObject({
 });
 export type TaskClaimInput = z.infer<typeof taskClaimInput>;
 
+export const taskClaimOutput = z.discriminatedUnion('claimed', [
+  writeResult({
+    claimed: z.literal(true),
+    extended: z.boolean().describe('you already held it: the lease was renewed'),
+    task: taskFull,
+    lease_expires_at: timestamp,
+    project_context: projectContext,
+  }),
+  writeResult({
+    claimed: z.literal(false),
+    reason: z.enum(['pool_empty', 'no_match']),
+    hint: z.string(),
+  }),
+]);
+export type TaskClaimOutput = z.infer<typeof taskClaimOutput>;
+
 export const taskReleaseInput = z.strictObject({
   task_id: taskRef,
   note: z.string().min(1).max(20_000).optional().describe('why, for whoever picks it up next (kept as a comment)'),
   idempotency_key: idempotencyKey.optional(),
 });
 export type TaskReleaseInput = z.infer<typeof taskReleaseInput>;
+
+export const taskReleaseOutput = writeResult({ released: z.literal(true), task: taskFull });
+export type TaskReleaseOutput = z.infer<typeof taskReleaseOutput>;
 
 export const taskTools = [
   defineTool({
@@ -146,6 +235,7 @@ export const taskTools = [
       'Create a task (or a subtask with parent_task_id) and wire its blockers with depends_on. Verification: an ' +
       'acceptance_criteria checklist gates done. Returns {task, task_id, seq, ref} where ref is KEY-N.',
     input: taskCreateInput,
+    output: taskCreateOutput,
     kind: 'write',
     idempotency: 'derived',
   }),
@@ -158,6 +248,7 @@ export const taskTools = [
       "item's depends_on may name existing tasks or an earlier item as {batch_index: N}, so a plan and its " +
       'dependency graph go in together. Returns {count, task_ids (input order), tasks: [{task_id, seq, ref}]}.',
     input: taskCreateManyInput,
+    output: taskCreateManyOutput,
     kind: 'write',
     idempotency: 'derived',
   }),
@@ -171,6 +262,7 @@ export const taskTools = [
       'set done in one call. allow_reopen:true reopens done/cancelled; expected_status guards against races ' +
       '(CONFLICT). Returns {task, previous_status, changed}.',
     input: taskUpdateInput,
+    output: taskUpdateOutput,
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,
@@ -183,6 +275,7 @@ export const taskTools = [
       'Delegate a task to an actor, to yourself ("me"), or to no one (null). Same effect as a task_update assignee ' +
       'patch plus a task.assigned entry on the timeline. Returns {task, previous_assignee_actor_id}.',
     input: taskAssignInput,
+    output: taskAssignOutput,
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,
@@ -196,6 +289,7 @@ export const taskTools = [
       'is never stale about readiness. assignee_actor_id takes "me" or "unassigned". Rows omit the body (task_get ' +
       'has it) and carry ref, ready, open_blockers, criteria_met/criteria_total and lease. Returns {tasks, next_cursor}.',
     input: taskQueryInput,
+    output: taskQueryOutput,
     kind: 'read',
     idempotent: true,
   }),
@@ -208,6 +302,7 @@ export const taskTools = [
       'parent, comments, activity timeline, code refs and project context. include:["brief"] adds the full project ' +
       'brief: the one-call cold start on a task.',
     input: taskGetInput,
+    output: taskGetOutput,
     kind: 'read',
     idempotent: true,
   }),
@@ -220,6 +315,7 @@ export const taskTools = [
       'close a cycle are not added and come back in cycle_rejected[]. Returns {added, removed, cycle_rejected, ' +
       'depends_on, parent_task_id}.',
     input: taskLinkInput,
+    output: taskLinkOutput,
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,
@@ -235,6 +331,7 @@ export const taskTools = [
       'task, lease_expires_at, project_context}, or {claimed:false, reason} when nothing is ready. Renew before the ' +
       'lease expires: an expired lease is claimable by anyone at once. Pass idempotency_key to make a retry safe.',
     input: taskClaimInput,
+    output: taskClaimOutput,
     kind: 'write',
     idempotency: 'explicit',
   }),
@@ -246,6 +343,7 @@ export const taskTools = [
       'Give a task you hold back to the pool: in_progress drops to todo, assignee and lease are cleared, and the ' +
       'note is kept as a comment for the next actor. Returns {released, task}.',
     input: taskReleaseInput,
+    output: taskReleaseOutput,
     kind: 'write',
     idempotency: 'derived',
     destructive: false,

@@ -9,17 +9,33 @@ export type Room = 'identity' | 'projects' | 'tasks' | 'comments' | 'guide';
  */
 export type ToolContext = { db: Db; claims: Claims; scopes?: readonly string[] | null };
 
+/** What a tool answered without the database (`run`) sees: the caller, and the registry itself. */
+export type RunContext = Omit<ToolContext, 'db'> & { db?: Db; registry: readonly ToolDef[] };
+
 /**
  * One tool of the contract. Everything a surface shows (MCP tool, CLI command, console action,
  * docs) is derived from this; nothing re-describes it.
+ *
+ * Adding a tool: in its room's file, write `<name>Input` (strict, snake_case) and `<name>Output`
+ * beside it, then `defineTool({ …, input, output })` and list the room in registry.ts.
+ * - `output` is the `{ok: true}` body without `ok`: exactly the JSON the RPC returns. Build it
+ *   from the shared shapes in rows.ts (taskRow, projectRow, actorRow, …), never a copy of their
+ *   fields; a write's output is `writeResult({...})`, which adds `idempotent_replay`.
+ * - Objects are strict, so a field the SQL adds or drops fails the db suite until the schema says
+ *   so; use an open record only where the contract really is open (metadata, arguments).
+ * - Several answers (claimed or not) are a `z.discriminatedUnion` of strict objects.
+ * - The db suite validates every ok answer of every call against `output` (tests/helpers/db.ts),
+ *   so a db test that calls the tool once is what proves the schema.
  */
-export type ToolDef<S extends z.ZodObject = z.ZodObject> = {
+export type ToolDef<S extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> = {
   name: string;
   room: Room;
   title: string;
   /** Written for a model: what it returns and when to call it. */
   description: string;
   input: S;
+  /** The `{ok: true, …}` body, without `ok`. */
+  output: O;
   /** read: no effect; write: changes the ledger (idempotency applies). */
   kind: 'read' | 'write';
   /** derived: retries within a short window replay; explicit: only a caller's idempotency_key does. */
@@ -28,10 +44,10 @@ export type ToolDef<S extends z.ZodObject = z.ZodObject> = {
   /** Same input, same effect: safe to repeat. */
   idempotent?: boolean;
   /** Tools answered without the database (guide). */
-  run?: (input: z.infer<S>, ctx: Omit<ToolContext, 'db'> & { db?: Db }) => unknown;
+  run?: (input: z.infer<S>, ctx: RunContext) => z.input<O> | Promise<z.input<O>>;
 };
 
-/** Identity helper that keeps the schema's type attached to the definition. */
-export function defineTool<S extends z.ZodObject>(def: ToolDef<S>): ToolDef<S> {
+/** Identity helper that keeps the schemas' types attached to the definition. */
+export function defineTool<S extends z.ZodObject, O extends z.ZodType>(def: ToolDef<S, O>): ToolDef<S, O> {
   return def;
 }

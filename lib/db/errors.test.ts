@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ERROR_CODES, mapDbError, toolError } from './errors';
+import { ERROR_CODES, toolError } from '../core/errors';
+import { mapDbError } from './errors';
 
 describe('mapDbError', () => {
   it('maps Bullpen SQLSTATEs with their message, hint and JSON detail', () => {

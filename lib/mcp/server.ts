@@ -7,13 +7,14 @@ import {
   ReadResourceRequestSchema,
   McpError,
   ErrorCode,
+  type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { z } from 'zod';
-import { execute } from '../core/execute';
+import { execute, type Envelope } from '../core/execute';
 import { GLOSSARY, GUIDE_TOPICS, guideIndex } from '../core/guide-content';
-import { registry } from '../core/registry';
+import { inputJsonSchema, outputJsonSchema } from '../core/json-schema';
+import { getTool, registry } from '../core/registry';
 import { toolAllowed, type Scopes } from '../core/scopes';
 import type { ToolContext } from '../core/tool';
 import { renderBrief } from './render';
@@ -28,41 +29,51 @@ The loop:
 5. Finish with task_update status "done" (criteria met), or task_release with a note if you stop.
 Errors come back as {ok:false, error:{code, message, hint, retryable}}: follow the hint. guide() is the manual; guide({topic:"the-loop"}) first.`;
 
-/**
- * JSON Schemas are computed once per process: the zod schema that validates is the one advertised.
- * A scoped key sees only the tools it may call.
- */
-let toolList: Tool[] | null = null;
-export function listTools(scopes: Scopes = null): Tool[] {
-  const all = allTools();
-  if (!scopes) return all;
-  return all.filter((t) => {
-    const def = registry.find((d) => d.name === t.name)!;
-    return toolAllowed(def, scopes);
-  });
+export type ToolListOptions = {
+  /** Advertise each tool's outputSchema (and answer with structuredContent). Off: see README, Architecture. */
+  outputSchema?: boolean;
+  /** A scoped key's scopes: the list shows only the tools it may call. */
+  scopes?: Scopes;
+};
+
+/** JSON Schemas are computed once per process: the zod schema that validates is the one advertised. */
+const toolLists = new Map<boolean, Tool[]>();
+export function listTools(opts: ToolListOptions = {}): Tool[] {
+  const withOutput = opts.outputSchema ?? false;
+  let list = toolLists.get(withOutput);
+  if (!list) {
+    list = registry.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: inputJsonSchema(t) as Tool['inputSchema'],
+      ...(withOutput ? { outputSchema: outputJsonSchema(t) as Tool['outputSchema'] } : {}),
+      annotations: {
+        title: t.title,
+        readOnlyHint: t.kind === 'read',
+        destructiveHint: t.kind === 'write' ? (t.destructive ?? false) : false,
+        idempotentHint: t.idempotent ?? false,
+        openWorldHint: false,
+      },
+    }));
+    toolLists.set(withOutput, list);
+  }
+  const scopes = opts.scopes ?? null;
+  return scopes ? list.filter((t) => toolAllowed(getTool(t.name)!, scopes)) : list;
 }
 
-function allTools(): Tool[] {
-  if (!toolList) {
-    toolList = registry.map((t) => {
-      const schema = z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-      delete schema.$schema;
-      return {
-        name: t.name,
-        title: t.title,
-        description: t.description,
-        inputSchema: schema as Tool['inputSchema'],
-        annotations: {
-          title: t.title,
-          readOnlyHint: t.kind === 'read',
-          destructiveHint: t.kind === 'write' ? (t.destructive ?? false) : false,
-          idempotentHint: t.idempotent ?? false,
-          openWorldHint: false,
-        },
-      };
-    });
+/**
+ * A tools/call result: the envelope as JSON text. With structured output, an ok answer also
+ * carries its body (without `ok`) as structuredContent, which is what a tool's outputSchema
+ * describes; the text stays for clients that read only content.
+ */
+export function callToolResult(envelope: Envelope, opts: ToolListOptions = {}): CallToolResult {
+  const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(envelope) }], isError: !envelope.ok };
+  if (opts.outputSchema && envelope.ok) {
+    const { ok: _ok, ...body } = envelope;
+    result.structuredContent = body;
   }
-  return toolList;
+  return result;
 }
 
 const STATIC_RESOURCES = [
@@ -94,10 +105,9 @@ export function createMcpServer(ctx: ToolContext): Server {
     { name: 'bullpen', title: 'Bullpen', version: '0.1.0' },
     { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS, jsonSchemaValidator: validator },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(ctx.scopes ?? null) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools({ scopes: ctx.scopes ?? null }) }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
-    const envelope = await execute(ctx, req.params.name, req.params.arguments ?? {});
-    return { content: [{ type: 'text', text: JSON.stringify(envelope) }], isError: !envelope.ok };
+    return callToolResult(await execute(ctx, req.params.name, req.params.arguments ?? {}));
   });
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: STATIC_RESOURCES }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
@@ -114,7 +124,7 @@ export function createMcpServer(ctx: ToolContext): Server {
   server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
     const uri = req.params.uri;
     const text = (t: string) => ({ contents: [{ uri, mimeType: 'text/markdown', text: t }] });
-    if (uri === 'bullpen://guide') return text(guideIndex());
+    if (uri === 'bullpen://guide') return text(guideIndex(registry));
     if (uri === 'bullpen://glossary') return text(glossaryMarkdown());
     const topic = uri.match(/^bullpen:\/\/guide\/([a-z-]+)$/);
     if (topic) {

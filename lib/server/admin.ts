@@ -1,7 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { z } from 'zod';
 import { describeIssues } from '../core/execute';
-import { mapDbError, toolError, type ErrorCode, type ToolError } from '../db/errors';
+import { toolError, type ErrorCode, type ToolError } from '../core/errors';
+import { mapDbError } from '../db/errors';
 import { BodyTooLarge, readJsonBody } from './transport';
 
 /**

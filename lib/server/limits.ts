@@ -1,5 +1,5 @@
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { toolError, type ToolError } from '../db/errors';
+import { toolError, type ToolError } from '../core/errors';
 import type { Db } from '../db/types';
 
 /**

@@ -18,6 +18,7 @@ import { humanForSupabaseUser } from '../../lib/console/supabase';
 import { authenticateKey } from '../../lib/server/auth';
 import { ensureActor, mintKey } from '../../lib/server/workspace';
 import type { ChangeEvent } from '../../lib/db/types';
+import { activityFeedPage, actorOverview } from '../../lib/core/rows';
 import { fails, freshDb, ok, seedTenant, target, type Tenant, type TestDb } from '../helpers/db';
 
 /**
@@ -222,6 +223,8 @@ describe('live feed reads', () => {
   it('the activity feed filters by project, actor and object, pages by seq, and stays in its workspace', async () => {
     const all = ok(await activityFeed(who(A), { limit: 5 }));
     expect(all.items).toHaveLength(5);
+    // the console's ActivityFeedItem type is inferred from this schema: the rows must match it
+    activityFeedPage.parse({ items: all.items, next_cursor: all.next_cursor });
     expect(all.items.every((i: { seq: number }, k: number, arr: { seq: number }[]) => k === 0 || arr[k - 1].seq > i.seq)).toBe(true);
     const next = ok(await activityFeed(who(A), { limit: 5, before: all.next_cursor }));
     expect(next.items[0].seq).toBeLessThan(all.items[4].seq);
@@ -244,6 +247,8 @@ describe('live feed reads', () => {
   it('the actors page lists the workspace’s actors with open tasks, live claim and keys', async () => {
     await mintKey(db, A.id, A.agent.id, 'page key');
     const env = ok(await actorsOverview(who(A)));
+    // the console's ActorOverview type is inferred from this schema: the rows must match it
+    actorOverview.array().parse(env.actors);
     const agent = env.actors.find((a: { id: string }) => a.id === A.agent.id);
     expect(agent.open_tasks).toBeGreaterThanOrEqual(1);
     expect(agent.current_claim).toMatchObject({ ref: 'CA-1', project_key: 'CA' });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute } from '../../lib/core/execute';
 import { registry } from '../../lib/core/registry';
-import { fails, freshDb, ok, seedTenant, type Actor, type Tenant, type TestDb } from '../helpers/db';
+import { assertOutput, fails, freshDb, ok, seedTenant, type Actor, type Tenant, type TestDb } from '../helpers/db';
 
 /**
  * The executor between every surface and the RPCs: camelCase aliases, strict validation that names
@@ -15,7 +15,7 @@ let t: Tenant;
 function inRun(actor: Actor, runId: string): Actor {
   const claims = { ...actor.claims, run_id: runId };
   const ctx = { ...actor.ctx, claims };
-  return { ...actor, claims, ctx, call: (tool, input = {}) => execute(ctx, tool, input) };
+  return { ...actor, claims, ctx, call: async (tool, input = {}) => assertOutput(tool, await execute(ctx, tool, input)) };
 }
 
 async function taskCount(projectId: string): Promise<number> {
@@ -110,7 +110,7 @@ describe('strict validation', () => {
   });
 
   it('treats a missing input as {}', async () => {
-    const r = ok(await execute(t.agent.ctx, 'task_query', undefined));
+    const r = ok(assertOutput('task_query', await execute(t.agent.ctx, 'task_query', undefined)));
     expect(Array.isArray(r.tasks)).toBe(true);
   });
 

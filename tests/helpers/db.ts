@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { execute, type Envelope } from '../../lib/core/execute';
+import { getTool } from '../../lib/core/registry';
 import type { ToolContext } from '../../lib/core/tool';
 import { migrate } from '../../lib/db/migrate';
 import type { Claims, Db } from '../../lib/db/types';
@@ -47,13 +51,77 @@ export async function freshDb(): Promise<TestDb> {
   });
 }
 
+/**
+ * A database that outlives its connections, for restart and multi-instance tests: open() gives a
+ * new migrated handle each time — PGlite on a temp data dir (one open at a time), or a new pool on
+ * a fresh Postgres database. drop() removes it all (close the handles first).
+ */
+export async function reopenableDb(): Promise<{ open: () => Promise<Db>; drop: () => Promise<void> }> {
+  if (target === 'pglite') {
+    const dir = mkdtempSync(path.join(tmpdir(), 'bullpen-reopen-'));
+    const { openPglite } = await import('../../lib/db/pglite');
+    return {
+      open: async () => {
+        const db = await openPglite(dir);
+        await migrate(db);
+        return db;
+      },
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const admin = process.env.DATABASE_URL;
+  if (!admin) throw new Error('the pg project needs DATABASE_URL');
+  const name = `bp_test_${randomBytes(6).toString('hex')}`;
+  const c = new pg.Client({ connectionString: admin });
+  await c.connect();
+  await c.query(`create database ${name}`);
+  await c.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  const { openPg } = await import('../../lib/db/pg');
+  return {
+    open: async () => {
+      const db = await openPg(url.toString(), { max: 10 });
+      await migrate(db);
+      return db;
+    },
+    drop: async () => {
+      const c2 = new pg.Client({ connectionString: admin });
+      await c2.connect();
+      await c2.query(`drop database if exists ${name} with (force)`);
+      await c2.end();
+    },
+  };
+}
+
 export type Actor = { id: string; claims: Claims; ctx: ToolContext; call: (tool: string, input?: unknown) => Promise<Envelope> };
 export type Tenant = { id: string; slug: string; agent: Actor; human: Actor; addAgent: (name: string) => Promise<Actor> };
+
+/**
+ * Checks an {ok:true} envelope against the tool's output schema and throws, naming the tool and
+ * the path of each mismatch, when the answer drifted from the contract. Every db test's calls go
+ * through here, so every tool's real answers are checked on PGlite and on Postgres.
+ */
+export function assertOutput(tool: string, env: Envelope): Envelope {
+  if (!env.ok) return env;
+  const def = getTool(tool);
+  if (!def) return env;
+  const { ok: _ok, ...body } = env;
+  const r = def.output.safeParse(body);
+  if (!r.success) {
+    const issues = r.error.issues
+      .slice(0, 8)
+      .map((i) => `  ${i.path.map(String).join('.') || '(body)'}: ${i.message}${i.code === 'unrecognized_keys' ? ` (${i.keys.join(', ')})` : ''}`)
+      .join('\n');
+    throw new Error(`${tool}: the answer does not match its output schema\n${issues}\n${JSON.stringify(body).slice(0, 600)}`);
+  }
+  return env;
+}
 
 function actorHandle(db: Db, tenantId: string, id: string, kind: 'agent' | 'human', runId = 'run-test'): Actor {
   const claims: Claims = { sub: id, role: 'authenticated', tenant_id: tenantId, actor_id: id, run_id: runId, kind };
   const ctx = { db, claims };
-  return { id, claims, ctx, call: (tool, input = {}) => execute(ctx, tool, input) };
+  return { id, claims, ctx, call: async (tool, input = {}) => assertOutput(tool, await execute(ctx, tool, input)) };
 }
 
 /** A workspace with one agent and one human owner, each with a call() bound to its claims. */

@@ -1,5 +1,5 @@
 import { getDb } from '@/lib/db';
-import { toolError } from '@/lib/db/errors';
+import { toolError } from '@/lib/core/errors';
 import { getSession, signedOutResponse } from '@/lib/console/auth';
 import { getHub } from '@/lib/console/hub';
 import { liveStream, parseResume } from '@/lib/console/live-stream';

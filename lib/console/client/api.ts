@@ -1,16 +1,16 @@
 import type { Envelope } from '@/lib/core/execute';
-import type { ToolErrorShape } from '../types';
+import type { ToolError } from '@/lib/core/errors';
 
 /** A tool that answered {ok:false}: carries the envelope's error (message + hint) for toasts. */
 export class ToolFailure extends Error {
-  constructor(readonly error: ToolErrorShape) {
+  constructor(readonly error: ToolError) {
     super(error.message);
     this.name = 'ToolFailure';
   }
 }
 
-function unwrap<T>(env: Envelope | { ok: false; error: ToolErrorShape }): T {
-  if (!env.ok) throw new ToolFailure(env.error as ToolErrorShape);
+function unwrap<T>(env: Envelope): T {
+  if (!env.ok) throw new ToolFailure(env.error);
   return env as unknown as T;
 }
 

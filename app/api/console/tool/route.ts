@@ -3,7 +3,7 @@ import { getSession, signedOutResponse } from '@/lib/console/auth';
 import { runTool } from '@/lib/console/ops';
 import { getTool } from '@/lib/core/registry';
 import { getDb } from '@/lib/db';
-import { toolError } from '@/lib/db/errors';
+import { toolError } from '@/lib/core/errors';
 import { BodyTooLarge, readJsonBody, tooLargeResponse } from '@/lib/server/transport';
 
 export const runtime = 'nodejs';

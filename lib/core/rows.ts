@@ -1,0 +1,287 @@
+import { z } from 'zod';
+import { actorKind, projectStatus, taskStatus } from './fields';
+
+/**
+ * The shapes the RPCs answer with, written once. Tool outputs (the `output` beside each `input`)
+ * and the console's row types are built from these; the db suite checks every real answer against
+ * them. The JSON is built in SQL (bullpen.task_row_json, bullpen.project_json, bullpen.actor_json, …):
+ * a field added or renamed there must be added or renamed here, or the db suite fails.
+ *
+ * Objects are strict: an unexpected field is drift, not a feature. A shape that several tools
+ * share carries a `meta({id})`, so the docs and JSON Schemas name it once instead of repeating it.
+ */
+
+export const id = z.guid();
+/** Postgres timestamptz as to_jsonb writes it (ISO 8601 with an offset). */
+export const timestamp = z.iso.datetime({ offset: true });
+export const date = z.iso.date();
+const count = z.number().int().nonnegative();
+
+export const nextCursor = z.string().nullable().describe('pass back as cursor for the next page; null on the last page');
+
+/** A list that stays empty until the room that fills it arrives. */
+export const untilRoom = (room: string) => z.array(z.never()).max(0).describe(`empty until the ${room} room arrives`);
+
+/**
+ * The result of a write. A replay (same idempotency_key, same input) returns the stored result of
+ * the first call with `idempotent_replay: true`; every write's output is built with this.
+ */
+export function writeResult<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z.strictObject({
+    ...shape,
+    idempotent_replay: z.literal(true).optional().describe('present when this is the stored result of an earlier call with the same key'),
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Actors
+// ---------------------------------------------------------------------------------------------
+
+/** bullpen.actor_json */
+export const actorRow = z
+  .strictObject({
+    id,
+    kind: actorKind,
+    external_ref: z.string(),
+    display_name: z.string(),
+    group: z.string().nullable(),
+    role: z.string().nullable(),
+    capabilities: z.array(z.string()),
+    is_owner: z.boolean(),
+    last_seen_at: timestamp.nullable(),
+    created_at: timestamp,
+  })
+  .meta({ id: 'Actor', description: 'An agent, human or service of the workspace.' });
+export type ActorRow = z.infer<typeof actorRow>;
+
+/** bullpen.console_actors: the actors page. */
+export const actorOverview = actorRow
+  .extend({
+    last_active_at: timestamp.nullable(),
+    open_tasks: count,
+    current_claim: z
+      .strictObject({ task_id: id, ref: z.string(), title: z.string(), project_key: z.string(), lease_expires_at: timestamp })
+      .nullable(),
+    keys: z.array(
+      z.strictObject({
+        id,
+        prefix: z.string(),
+        label: z.string().nullable(),
+        created_at: timestamp,
+        last_used_at: timestamp.nullable(),
+        revoked_at: timestamp.nullable(),
+        /** What the key may call (ROOM, ROOM:read, read); null: everything. */
+        scopes: z.array(z.string()).nullable(),
+        expires_at: timestamp.nullable(),
+        /** Set when the key was rotated: it works until expires_at (the grace period). */
+        replaced_by: id.nullable(),
+      }),
+    ),
+    pending_invites: count,
+  })
+  .meta({ id: 'ActorOverview', description: 'An actor with what it holds now (console).' });
+export type ActorOverview = z.infer<typeof actorOverview>;
+
+// ---------------------------------------------------------------------------------------------
+// Projects
+// ---------------------------------------------------------------------------------------------
+
+/** bullpen.project_json */
+export const projectRow = z
+  .strictObject({
+    id,
+    key: z.string(),
+    title: z.string(),
+    summary: z.string().nullable(),
+    description: z.string().nullable(),
+    status: projectStatus,
+    parent_project_id: id.nullable(),
+    owner_actor_id: id.nullable(),
+    target_on: date.nullable(),
+    created_by_actor_id: id.nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+    task_count: count.describe('tasks ever created in the project (the last KEY-N)'),
+  })
+  .meta({ id: 'Project', description: 'A project as stored.' });
+export type ProjectRow = z.infer<typeof projectRow>;
+
+/** bullpen.project_task_counts */
+export const taskCounts = z
+  .strictObject({
+    by_status: z.partialRecord(taskStatus, count).describe('only statuses that have tasks'),
+    total: count,
+    ready: count.describe('claimable now'),
+  })
+  .meta({ id: 'TaskCounts', description: 'How many tasks a project has, by status.' });
+export type TaskCounts = z.infer<typeof taskCounts>;
+
+/** A project as project_query lists it; detail:"full" adds its task counts. */
+export const projectListRow = projectRow.extend({ tasks: taskCounts.optional().describe('with detail:"full"') });
+export type ProjectListRow = z.infer<typeof projectListRow>;
+
+/** The short form other objects name a project by. */
+export const projectStub = z
+  .strictObject({ id, key: z.string(), title: z.string(), status: projectStatus })
+  .meta({ id: 'ProjectStub' });
+
+/** bullpen.project_context: what a task's reader needs to know about its project. */
+export const projectContext = z
+  .strictObject({
+    id,
+    key: z.string(),
+    title: z.string(),
+    summary: z.string().nullable(),
+    status: projectStatus,
+    description: z.string().nullable(),
+  })
+  .meta({ id: 'ProjectContext', description: 'The project a task belongs to.' });
+export type ProjectContext = z.infer<typeof projectContext>;
+
+// ---------------------------------------------------------------------------------------------
+// Tasks
+// ---------------------------------------------------------------------------------------------
+
+export const criterionRow = z.strictObject({ text: z.string(), met: z.boolean() });
+export type Criterion = z.infer<typeof criterionRow>;
+
+/** bullpen.task_row_json: the compact row every listing returns (no body). */
+export const taskRow = z
+  .strictObject({
+    id,
+    project_id: id,
+    seq: z.number().int().positive(),
+    title: z.string(),
+    status: taskStatus,
+    priority: z.number().int().min(0).max(4),
+    assignee_actor_id: id.nullable(),
+    due_on: date.nullable(),
+    parent_task_id: id.nullable(),
+    labels: z.array(z.string()),
+    acceptance_criteria: z.array(criterionRow),
+    requires_evidence: z.boolean(),
+    reviewer_actor_id: id.nullable(),
+    created_by_actor_id: id.nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+    started_at: timestamp.nullable(),
+    completed_at: timestamp.nullable(),
+    ref: z.string().describe('KEY-N'),
+    project_key: z.string(),
+    open_blockers: count.describe('dependencies not done yet'),
+    ready: z.boolean().describe('claimable now: todo (or a lapsed in_progress), no open blockers, no live lease'),
+    criteria_met: count,
+    criteria_total: count,
+    lease: z
+      .strictObject({ actor_id: id, expires_at: timestamp, live: z.boolean() })
+      .nullable()
+      .describe('who holds the task and until when; live:false once it has lapsed'),
+  })
+  .meta({ id: 'TaskRow', description: 'A task as listings show it: everything but the body, plus derived state.' });
+export type TaskRow = z.infer<typeof taskRow>;
+
+/** bullpen.task_json: the row plus its body. */
+export const taskFull = taskRow.extend({ body: z.string() }).meta({ id: 'Task', description: 'A TaskRow with its markdown body.' });
+export type TaskFull = z.infer<typeof taskFull>;
+
+// ---------------------------------------------------------------------------------------------
+// Comments and activity
+// ---------------------------------------------------------------------------------------------
+
+/** One comment of a thread, with its author's name and kind. */
+export const commentRow = z
+  .strictObject({
+    id,
+    author_actor_id: id,
+    author: z.string(),
+    author_kind: actorKind,
+    body: z.string(),
+    parent_comment_id: id.nullable(),
+    mentions: z.array(id),
+    created_at: timestamp,
+  })
+  .meta({ id: 'Comment', description: 'One comment of a thread.' });
+export type CommentRow = z.infer<typeof commentRow>;
+
+const activityBase = {
+  seq: z.number().int().positive().describe('the activity id, also the change-feed sequence'),
+  verb: z.string(),
+  summary: z.string(),
+  at: timestamp,
+};
+
+/** An activity item where the object varies (project brief, whoami delta). */
+export const activityEntry = z
+  .strictObject({
+    ...activityBase,
+    object_type: z.string(),
+    object_id: id.nullable(),
+    actor: z.string().nullable().describe("the actor's display name"),
+  })
+  .meta({ id: 'ActivityEntry', description: 'Who did what, to which object.' });
+export type ActivityEntry = z.infer<typeof activityEntry>;
+
+/** An item of one task's timeline (task_get). */
+export const taskActivityEntry = z
+  .strictObject({
+    ...activityBase,
+    actor_id: id.nullable(),
+    actor: z.string().nullable(),
+    metadata: z.record(z.string(), z.unknown()).describe('verb-specific details, e.g. {from, to} of a status change'),
+  })
+  .meta({ id: 'TaskActivityEntry', description: 'One entry of a task timeline.' });
+export type TaskActivityEntry = z.infer<typeof taskActivityEntry>;
+
+/** bullpen.activity_feed: the console's workspace feed. */
+export const activityFeedItem = z.strictObject({
+  ...activityBase,
+  severity: z.enum(['info', 'warn', 'critical']),
+  object_type: z.string(),
+  object_id: id.nullable(),
+  project_id: id.nullable(),
+  project_key: z.string().nullable(),
+  actor_id: id.nullable(),
+  actor: z.string().nullable(),
+  actor_kind: actorKind.nullable(),
+  run_id: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  task_ref: z.string().nullable(),
+  task_title: z.string().nullable(),
+});
+export type ActivityFeedItem = z.infer<typeof activityFeedItem>;
+
+export const activityFeedPage = z.strictObject({
+  items: z.array(activityFeedItem),
+  next_cursor: z.string().nullable().describe('the seq to pass as before for the next page'),
+});
+
+// ---------------------------------------------------------------------------------------------
+// The project brief (project_brief, and task_get with include:["brief"])
+// ---------------------------------------------------------------------------------------------
+
+/** What the composed done gate checked on a move to done. */
+export const doneGate = z
+  .strictObject({
+    summary: z.string().describe('e.g. "criteria 3/3 · evidence linked · reviewer answered"'),
+    checks: z.array(z.strictObject({ gate: z.string(), met: z.boolean(), summary: z.string() })),
+  })
+  .meta({ id: 'DoneGate' });
+
+export const projectBrief = z
+  .strictObject({
+    project: projectRow.extend({
+      owner: z.string().nullable().describe("the owner's display name"),
+      parent: projectStub.omit({ status: true }).nullable(),
+    }),
+    tasks: taskCounts,
+    top_open_tasks: z.array(taskRow),
+    open_handoffs: untilRoom('coordination'),
+    recent_decisions: untilRoom('memory'),
+    knowledge: untilRoom('memory'),
+    repositories: untilRoom('provenance'),
+    in_repository: z.null().describe('whether your run is inside one of the repositories (with the repositories room)'),
+    recent_activity: z.array(activityEntry),
+    subprojects: z.array(projectStub),
+  })
+  .meta({ id: 'ProjectBrief', description: 'One-call orientation on a project.' });
+export type ProjectBrief = z.infer<typeof projectBrief>;

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../lib/core/registry';
+import { freshDb, ok, seedTenant, type Actor, type Tenant, type TestDb } from '../helpers/db';
+
+/**
+ * Every tool's answer in each of its shapes, on a workspace with something in it: full rows
+ * (leases, criteria, parents, comments, activity), both sides of a union (claimed or not, guide
+ * index or topic), optional sections, and replays. Each call goes through the helper's call(),
+ * which checks the answer against the tool's output schema; this file adds the cases the room
+ * suites do not reach and proves that no tool of the registry goes unchecked.
+ */
+
+let db: TestDb;
+let t: Tenant;
+let other: Actor;
+const called = new Set<string>();
+
+function track(actor: Actor): Actor {
+  return { ...actor, call: (tool, input) => (called.add(tool), actor.call(tool, input)) };
+}
+
+beforeAll(async () => {
+  db = await freshDb();
+  t = await seedTenant(db);
+  t.agent = track(t.agent);
+  t.human = track(t.human);
+  other = track(await t.addAgent('other'));
+});
+afterAll(() => db.drop());
+
+describe('output contracts', () => {
+  it('identity: whoami with every section and a delta, register_actor created and re-resolved, actor_query pages', async () => {
+    ok(await t.agent.call('whoami'));
+    ok(await t.agent.call('register_actor', { external_ref: 'ci:nightly', kind: 'service', capabilities: ['build'] }));
+    // a workspace owner may change another actor's profile
+    ok(await t.human.call('register_actor', { external_ref: 'ci:nightly', kind: 'service', role: 'builder', idempotency_key: 'reg-1' }));
+    expect(ok(await t.human.call('register_actor', { external_ref: 'ci:nightly', kind: 'service', role: 'builder', idempotency_key: 'reg-1' })).idempotent_replay).toBe(true);
+    const page = ok(await t.agent.call('actor_query', { limit: 1 }));
+    expect(page.next_cursor).toEqual(expect.any(String));
+    ok(await t.agent.call('actor_query', { limit: 1, cursor: page.next_cursor }));
+  });
+
+  it('projects: create with a parent, update, query in both details, brief with tasks and subprojects', async () => {
+    ok(await t.human.call('project_create', { title: 'Payments', key: 'PAY', summary: 's', target_on: '2030-01-31' }));
+    ok(await t.human.call('project_create', { title: 'Refunds', key: 'REF', parent_project_id: 'PAY' }));
+    ok(await t.human.call('project_update', { project_id: 'REF', patch: { status: 'paused', summary: null } }));
+    ok(await t.human.call('project_query', {}));
+    ok(await t.human.call('project_query', { detail: 'full', limit: 1 }));
+  });
+
+  it('tasks: every write and read, with dependencies, criteria, a lease, a parent and a thread', async () => {
+    const a = ok(await t.agent.call('task_create', { project_id: 'PAY', title: 'schema', labels: ['db'], due_on: '2030-01-01', acceptance_criteria: ['migrated', { text: 'indexed', met: true }] }));
+    const many = ok(await t.agent.call('task_create_many', { project_id: 'PAY', tasks: [{ title: 'api', depends_on: [a.task_id] }, { title: 'ui', depends_on: [{ batch_index: 0 }], parent_task_id: a.ref }] }));
+    ok(await t.agent.call('task_link', { task_id: a.ref, add_depends_on: [many.task_ids[1]] }));
+    ok(await t.agent.call('task_assign', { task_id: many.task_ids[0], actor_id: 'me' }));
+    ok(await t.agent.call('task_assign', { task_id: many.task_ids[0], actor_id: null }));
+    const claim = ok(await t.agent.call('task_claim', { task_id: a.ref, lease_seconds: 600 }));
+    expect(claim.claimed).toBe(true);
+    expect(ok(await t.agent.call('task_claim', { task_id: a.ref })).extended).toBe(true);
+    ok(await t.agent.call('comment_add', { object_type: 'task', object_id: a.ref, body: 'found it', mentions: ['me'] }));
+    ok(await t.agent.call('comment_add', { object_type: 'project', object_id: 'PAY', body: 'kickoff' }));
+    ok(await t.agent.call('comment_query', { object_type: 'task', object_id: a.ref }));
+    ok(await t.agent.call('task_query', { project_id: 'PAY', limit: 1 }));
+    ok(await t.agent.call('task_query', { state: 'blocked', order_by: 'due_on' }));
+    ok(await t.agent.call('task_get', { task_id: many.task_ids[1], include: ['brief'] }));
+    ok(await t.agent.call('task_get', { task_id: a.ref }));
+    ok(await t.agent.call('task_update', { task_id: a.ref, patch: { acceptance_criteria: [{ text: 'migrated', met: true }], status: 'done' } }));
+    ok(await t.agent.call('task_claim', { task_id: many.task_ids[0] }));
+    ok(await t.agent.call('task_release', { task_id: many.task_ids[0], note: 'over to you' }));
+    ok(await t.agent.call('project_brief', { project: 'PAY' }));
+  });
+
+  it('task_claim: pool empty, no match, and a keyed replay', async () => {
+    ok(await t.human.call('project_create', { title: 'Empty', key: 'EMP' }));
+    expect(ok(await other.call('task_claim', { project_id: 'EMP' })).reason).toBe('pool_empty');
+    expect(ok(await other.call('task_claim', { repository_ids: ['00000000-0000-4000-8000-000000000000'] })).reason).toBe('no_match');
+    ok(await t.human.call('task_create', { project_id: 'EMP', title: 'one' }));
+    ok(await other.call('task_claim', { project_id: 'EMP', idempotency_key: 'claim-1' }));
+    expect(ok(await other.call('task_claim', { project_id: 'EMP', idempotency_key: 'claim-1' })).idempotent_replay).toBe(true);
+  });
+
+  it('whoami after others worked: open tasks, projects, a delta with recent items; and one section only', async () => {
+    const r = ok(await other.call('whoami'));
+    expect(r.delta.recent.length).toBeGreaterThan(0);
+    expect(r.open_tasks.length).toBeGreaterThan(0);
+    ok(await other.call('whoami', { include: ['projects'] }));
+  });
+
+  it('guide: the index and a topic', async () => {
+    ok(await t.agent.call('guide'));
+    ok(await t.agent.call('guide', { topic: 'the-loop' }));
+  });
+
+  it('leaves no tool of the registry unchecked', () => {
+    expect(registry.map((x) => x.name).filter((name) => !called.has(name))).toEqual([]);
+  });
+});
