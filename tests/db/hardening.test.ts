@@ -9,6 +9,7 @@ import { authenticateKey } from '../../lib/server/auth';
 import { isRefusal, Limits, type LimitSettings } from '../../lib/server/limits';
 import { addAgent, findKey, listKeys, mintKey, revokeKey, rotateKey } from '../../lib/server/workspace';
 import { mapDbError } from '../../lib/db/errors';
+import { sweepSessions, sweepSignInTokens } from '../../lib/jobs/sweeps';
 import { fails, freshDb, ok, seedTenant, target, type Tenant, type TestDb } from '../helpers/db';
 
 /**
@@ -184,6 +185,26 @@ describe('console sessions', () => {
     // a session row names its actor: another actor cannot ride on it
     const mine = await openSession(db, who);
     expect(await sessionLive(db, { tenant_id: A.id, actor_id: A.agent.id, sid: mine.sid })).toBe(false);
+  });
+
+  it('that ended, and links that were revoked, are swept away', async () => {
+    const who = { tenant_id: B.id, actor_id: B.human.id };
+    const live = await openSession(db, who);
+    const out = await openSession(db, who);
+    await revokeSessions(db, { ...who, sid: out.sid }, false);
+    const old = await openSession(db, who, { ttlSeconds: 60 });
+    await db.query(`update bullpen.sessions set created_at = now() - interval '2 hours', expires_at = now() - interval '1 hour' where id = $1`, [old.sid]);
+    expect(await sweepSessions(db)).toBeGreaterThanOrEqual(2);
+    const left = await db.query<{ id: string }>(`select id from bullpen.sessions where tenant_id = $1`, [B.id]);
+    expect(left.map((r) => r.id)).toEqual([live.sid]);
+    expect(await sessionLive(db, { ...who, sid: live.sid })).toBe(true);
+    const older = await createSignInToken(db, { tenantId: B.id, actorId: B.human.id });
+    const newer = await createSignInToken(db, { tenantId: B.id, actorId: B.human.id });
+    await sweepSignInTokens(db);
+    const tokens = await db.query<{ n: number }>(`select count(*)::int as n from bullpen.signin_tokens where tenant_id = $1 and revoked_at is not null`, [B.id]);
+    expect(tokens[0].n).toBe(0);
+    expect(await peekSignInToken(db, older.token)).toBeNull();
+    expect(await peekSignInToken(db, newer.token)).not.toBeNull();
   });
 
   it('end an open live stream within seconds of signing out everywhere', async () => {
