@@ -160,6 +160,17 @@ export function frontDoor(req: { url?: string; method?: string; headers: Headers
       { status: 413, headers: { connection: 'close' } },
     );
   }
+  // A body of unknown length (chunked) is read only by the MCP route, which counts as it reads;
+  // every other route, uploads included, must say how much it sends, so the limit above holds.
+  if (!isMcp && !Number.isFinite(declared) && req.headers.get('transfer-encoding')) {
+    return Response.json(
+      {
+        ok: false,
+        error: { code: 'VALIDATION_ERROR', message: `send a Content-Length: bodies here are limited to ${limit} bytes`, hint: 'send the body with its length', retryable: false },
+      },
+      { status: 411, headers: { connection: 'close' } },
+    );
+  }
   return null;
 }
 

@@ -150,6 +150,11 @@ describe('body limits', () => {
     // anything declaring more than the largest limit is refused at the door, on any route
     const huge = await raw('POST', '/projects', { 'content-type': 'text/plain', 'content-length': String(5_000_000) }, '');
     expect(huge.status).toBe(413);
+    // a body of unknown length is for the MCP route alone (which counts as it reads)
+    const chunked = await raw('POST', '/api/console/tool', { 'content-type': 'application/json', 'transfer-encoding': 'chunked', cookie: cookie! }, '{"tool":"task_query"}');
+    expect(chunked.status).toBe(411);
+    const mcpChunked = await raw('POST', '/api/mcp', { 'content-type': 'application/json', 'transfer-encoding': 'chunked', authorization: `Bearer ${server.key}` }, 'x'.repeat(1_100_000));
+    expect(mcpChunked.status).toBe(413);
   });
 });
 
