@@ -1,8 +1,8 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { internalError, toolError, type ToolError } from '../core/errors';
 import { getTool } from '../core/registry';
 import { scopeFor, toolAllowed, type Scopes } from '../core/scopes';
 import { getDb } from '../db';
-import { internalError, toolError, type ToolError } from '../core/errors';
 import { authenticateKey, bearer, runIdFrom } from '../server/auth';
 import { hashKey } from '../server/keys';
 import { config, requestOrigin } from '../server/config';

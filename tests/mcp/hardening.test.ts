@@ -27,7 +27,9 @@ function raw(
   port = Number(base.port),
 ): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path: pathname, headers: { host: `localhost:${port}`, ...headers } }, (res) => {
+    // a body is sent with its length, as browsers and fetch do, unless the test asks for chunked
+    const length = body !== undefined && !headers['transfer-encoding'] && !headers['content-length'] ? { 'content-length': String(Buffer.byteLength(body)) } : {};
+    const req = http.request({ host: '127.0.0.1', port, method, path: pathname, headers: { host: `localhost:${port}`, ...length, ...headers } }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (d) => (text += d));
