@@ -65,6 +65,13 @@ export function outOfScope(parsed: unknown, scopes: Scopes): { tool: string; sco
   return null;
 }
 
+/** Which workspace a key (by hash) authenticated into; bounded, only ever used to pick a bucket. */
+const workspaceOfKey = new Map<string, string>();
+function rememberWorkspace(hash: string, tenantId: string): void {
+  if (workspaceOfKey.size >= 10_000) workspaceOfKey.clear();
+  workspaceOfKey.set(hash, tenantId);
+}
+
 /** A rate-limit or concurrency refusal as HTTP: 429/503, Retry-After, the envelope in the JSON-RPC error's data. */
 function refusalResponse(r: Refusal, cors: Record<string, string>): Response {
   return jsonRpcError(r.status, -32000, `${r.error.code}: ${r.error.message}`, { 'retry-after': String(r.retryAfterSeconds), ...cors }, {
@@ -97,9 +104,17 @@ async function serveMcp(req: Request): Promise<Response> {
   const db = await getDb();
   const limits = getLimits(db);
   const key = bearer(req.headers);
-  // the key's bucket first, by the key's hash: a flood on one key costs no lookup per call
-  if (key) {
-    const limited = await limits.consumeKey(hashKey(key));
+  const hash = key ? hashKey(key) : null;
+  // The buckets come before the key lookup: a key seen before is known to belong to its workspace
+  // (a key never moves), so a flood into an emptied workspace or key bucket is refused from memory,
+  // without a database round trip per call.
+  const knownTenant = hash ? workspaceOfKey.get(hash) : undefined;
+  if (knownTenant) {
+    const limited = await limits.consumeWorkspace(knownTenant);
+    if (limited) return refusalResponse(limited, cors);
+  }
+  if (hash) {
+    const limited = await limits.consumeKey(hash);
     if (limited) return refusalResponse(limited, cors);
   }
   const identity = await authenticateKey(db, key, runIdFrom(req.headers));
@@ -109,8 +124,11 @@ async function serveMcp(req: Request): Promise<Response> {
       ...cors,
     });
   }
-  const limited = await limits.consumeWorkspace(identity.claims.tenant_id);
-  if (limited) return refusalResponse(limited, cors);
+  if (!knownTenant) {
+    rememberWorkspace(hash!, identity.claims.tenant_id);
+    const limited = await limits.consumeWorkspace(identity.claims.tenant_id);
+    if (limited) return refusalResponse(limited, cors);
+  }
   if (req.method !== 'POST') {
     // stateless: no standalone server-to-client stream and no sessions to delete
     return jsonRpcError(405, -32000, 'method not allowed: this endpoint is stateless; POST JSON-RPC messages', {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { toolError, type ToolError } from '../core/errors';
 import type { Db } from '../db/types';
@@ -39,7 +40,9 @@ export function limitSettings(): LimitSettings {
     keyPerSecond: envNumber('BULLPEN_RATE_KEY_PER_SECOND', 30),
     workspacePerSecond: envNumber('BULLPEN_RATE_WORKSPACE_PER_SECOND', 100),
     windowSeconds: Math.max(1, envNumber('BULLPEN_RATE_WINDOW_SECONDS', 2)),
-    workspaceConcurrency: Math.max(1, envNumber('BULLPEN_WORKSPACE_CONCURRENCY', Math.max(1, Math.floor(pool / 2)))),
+    // A workspace's queries compete for the database's CPU with everyone else's: by default it gets as
+    // many at once as this machine has cores (at least 2, at most half the pool).
+    workspaceConcurrency: Math.max(1, envNumber('BULLPEN_WORKSPACE_CONCURRENCY', Math.max(2, Math.min(Math.floor(pool / 2), availableParallelism())))),
     queueTimeoutMs: envNumber('BULLPEN_WORKSPACE_QUEUE_MS', 10_000),
   };
 }
@@ -119,7 +122,6 @@ export class Limits {
         tableCreated: true,
         // once a bucket is empty, refuse from memory until it refills: a flood costs no queries
         inMemoryBlockOnConsumed: points,
-        inMemoryBlockDuration: settings.windowSeconds,
         // if the store fails, count in memory rather than refuse or wave everything through
         insuranceLimiter: new RateLimiterMemory(opts),
       });
