@@ -180,7 +180,7 @@ const SERVER_ACTION_BODY_BYTES = 1_048_576;
 export type StartOptions = { port: number; host: string; dev: boolean; quiet?: boolean };
 
 /** The banner's word on where the server listens: loopback only, or every interface and what answers. */
-function bindLines(host: string, port: number, loopback: boolean): string[] {
+export function bindLines(host: string, port: number, loopback: boolean): string[] {
   if (loopback) return [`  Listening  ${host}:${port} (this machine only; --host 0.0.0.0 to listen on the network)`];
   const names = configuredHosts();
   return [

@@ -11,8 +11,10 @@ import type { Db } from '../db/types';
  *    on that database counts against the same numbers; on the embedded database (one process)
  *    they live in memory. Over the limit: HTTP 429, Retry-After, a RATE_LIMITED envelope.
  * 2. A per-workspace concurrency cap in each process, below the connection pool's size, so one
- *    workspace can never hold every pooled connection. Calls past the cap wait their turn (FIFO)
- *    for a bounded time, then get a retryable BUSY.
+ *    workspace can never hold every pooled connection. While other workspaces are active (a call in
+ *    the last second) a workspace gets its fair share, as many calls at once as the machine has
+ *    cores; alone it may use up to half the pool, so a single busy workspace loses no throughput.
+ *    Calls past the cap wait their turn (FIFO) for a bounded time, then get a retryable BUSY.
  */
 
 function envNumber(name: string, fallback: number): number {
@@ -27,8 +29,10 @@ export type LimitSettings = {
   workspacePerSecond: number;
   /** Bucket window in seconds: a bucket holds rate × window calls. */
   windowSeconds: number;
-  /** In-flight calls per workspace per process. */
+  /** In-flight calls per workspace per process while other workspaces are active. */
   workspaceConcurrency: number;
+  /** In-flight calls of a workspace that is the only one active. */
+  workspaceConcurrencyAlone: number;
   /** How long a call waits for a workspace slot before BUSY. */
   queueTimeoutMs: number;
 };
@@ -43,6 +47,7 @@ export function limitSettings(): LimitSettings {
     // A workspace's queries compete for the database's CPU with everyone else's: by default it gets as
     // many at once as this machine has cores (at least 2, at most half the pool).
     workspaceConcurrency: Math.max(1, envNumber('BULLPEN_WORKSPACE_CONCURRENCY', Math.max(2, Math.min(Math.floor(pool / 2), availableParallelism())))),
+    workspaceConcurrencyAlone: Math.max(1, envNumber('BULLPEN_WORKSPACE_CONCURRENCY_ALONE', Math.max(2, Math.floor(pool / 2)))),
     queueTimeoutMs: envNumber('BULLPEN_WORKSPACE_QUEUE_MS', 10_000),
   };
 }
@@ -57,23 +62,31 @@ function pgStore(db: Db) {
 class Semaphore {
   active = 0;
   private readonly waiting: (() => void)[] = [];
-  constructor(private readonly max: number) {}
+  /** max() is read on every acquire and release: the cap may change with who else is active. */
+  constructor(private readonly max: () => number) {}
+
+  private release = () => {
+    this.active--;
+    this.drain();
+  };
+
+  private drain() {
+    while (this.waiting.length && this.active < this.max()) {
+      this.active++;
+      this.waiting.shift()!();
+    }
+  }
 
   /** Resolves to a release function, or null when no slot came within timeoutMs. */
   acquire(timeoutMs: number): Promise<(() => void) | null> {
-    const release = () => {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.active--;
-    };
-    if (this.active < this.max) {
+    if (this.waiting.length === 0 && this.active < this.max()) {
       this.active++;
-      return Promise.resolve(once(release));
+      return Promise.resolve(once(this.release));
     }
     return new Promise((resolve) => {
       const grant = () => {
         clearTimeout(timer);
-        resolve(once(release));
+        resolve(once(this.release));
       };
       const timer = setTimeout(() => {
         const i = this.waiting.indexOf(grant);
@@ -103,6 +116,8 @@ export class Limits {
   private readonly perKey: RateLimiterAbstract | null;
   private readonly perWorkspace: RateLimiterAbstract | null;
   private readonly slots = new Map<string, Semaphore>();
+  /** When each workspace last started a call (ms): who counts as active. */
+  private readonly lastCall = new Map<string, number>();
 
   constructor(
     readonly settings: LimitSettings,
@@ -177,9 +192,10 @@ export class Limits {
    * refusal when no slot freed up within the queue timeout.
    */
   async withSlot<T>(tenantId: string, fn: () => Promise<T>): Promise<T | Refusal> {
+    this.lastCall.set(tenantId, Date.now());
     let sem = this.slots.get(tenantId);
     if (!sem) {
-      sem = new Semaphore(this.settings.workspaceConcurrency);
+      sem = new Semaphore(() => this.capFor(tenantId));
       this.slots.set(tenantId, sem);
     }
     const release = await sem.acquire(this.settings.queueTimeoutMs);
@@ -201,6 +217,19 @@ export class Limits {
     }
   }
 
+  /** The workspace's cap right now: its fair share while others are active, more when alone. */
+  capFor(tenantId: string): number {
+    const now = Date.now();
+    for (const [other, at] of this.lastCall) {
+      if (now - at > ACTIVE_MS) {
+        if (!this.slots.has(other)) this.lastCall.delete(other);
+        continue;
+      }
+      if (other !== tenantId) return this.settings.workspaceConcurrency;
+    }
+    return Math.max(this.settings.workspaceConcurrency, this.settings.workspaceConcurrencyAlone);
+  }
+
   /** In-flight calls of a workspace in this process (tests and the health view). */
   inFlight(tenantId: string): number {
     return this.slots.get(tenantId)?.active ?? 0;
@@ -211,6 +240,9 @@ export class Limits {
 export function isRefusal(v: unknown): v is Refusal {
   return !!v && typeof v === 'object' && 'status' in v && 'error' in v && 'retryAfterSeconds' in v;
 }
+
+/** A workspace that started a call this recently counts as active. */
+const ACTIVE_MS = 1000;
 
 const KEY = Symbol.for('bullpen.limits');
 type Holder = { [KEY]?: { db: Db; limits: Limits } };
