@@ -283,6 +283,8 @@ function ConnectDialog({ onClose, onCreated }: { onClose: () => void; onCreated:
   const qc = useQueryClient();
   const toast = useToast();
   const [name, setName] = useState('');
+  const [scopes, setScopes] = useState('');
+  const [days, setDays] = useState('');
   const [busy, setBusy] = useState(false);
   return (
     <Modal title="Connect an agent" onClose={onClose}>
@@ -292,7 +294,13 @@ function ConnectDialog({ onClose, onCreated }: { onClose: () => void; onCreated:
           if (!name.trim()) return;
           setBusy(true);
           try {
-            const r = await viaAction<NewKey>(createAgentAction({ name: name.trim() }));
+            const r = await viaAction<NewKey>(
+              createAgentAction({
+                name: name.trim(),
+                ...(scopes.trim() ? { scopes: scopes.trim() } : {}),
+                ...(days.trim() ? { expires_in_days: Number(days) } : {}),
+              }),
+            );
             await qc.invalidateQueries({ queryKey: keys.overview });
             await qc.invalidateQueries({ queryKey: keys.actors });
             onCreated(r);
@@ -304,6 +312,13 @@ function ConnectDialog({ onClose, onCreated }: { onClose: () => void; onCreated:
       >
         <p className="mb-3 text-[13px] text-zinc-500">Name it for what it is and where it runs. It gets its own key; its tasks, claims and comments carry this name.</p>
         <input autoFocus value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. claude-backend" aria-label="Agent name" data-testid="agent-name" className="h-8 w-full rounded-md border border-zinc-200 px-2.5 text-[13px] focus:border-indigo-400 focus:outline-none" />
+        <div className="mt-3 grid grid-cols-[1fr_110px] gap-2">
+          <input value={scopes} onChange={(e) => setScopes(e.target.value)} placeholder="Scopes: all tools (or e.g. tasks:read,comments)" aria-label="Scopes" data-testid="agent-scopes" className="h-8 w-full rounded-md border border-zinc-200 px-2.5 font-mono text-[12px] focus:border-indigo-400 focus:outline-none" />
+          <input value={days} onChange={(e) => setDays(e.target.value.replace(/[^0-9]/g, ''))} inputMode="numeric" placeholder="Days (never)" aria-label="Expires after days" data-testid="agent-expires-days" className="h-8 w-full rounded-md border border-zinc-200 px-2.5 text-[12px] focus:border-indigo-400 focus:outline-none" />
+        </div>
+        <p className="mt-1.5 text-[11px] leading-snug text-zinc-400">
+          A scope is a room (reads and writes), a room with <code>:read</code>, or <code>read</code> for every room read-only. Leave both empty for a key that can do everything and never expires.
+        </p>
         <div className="mt-4 flex justify-end gap-2">
           <button type="button" onClick={onClose} className="h-8 rounded-md px-3 text-[13px] text-zinc-600 hover:bg-zinc-100">
             Cancel

@@ -299,6 +299,13 @@ describe('live feed reads', () => {
 
 describe('owner-only administration', () => {
   it('an owner connects an agent: its key authenticates as that agent, once revoked it does not', async () => {
+    const scoped = ok(await createAgent(who(A), { name: 'Scoped Console Agent', scopes: 'tasks:read', expires_in_days: 7 }));
+    expect(scoped.scopes).toEqual(['tasks:read']);
+    expect(new Date(scoped.expires_at).getTime()).toBeGreaterThan(Date.now() + 6 * 86400_000);
+    expect((await authenticateKey(db, scoped.api_key, null))?.scopes).toEqual(['tasks:read']);
+    const typo = fails(await createAgent(who(A), { name: 'Typo Agent', scopes: 'taskz' }), 'VALIDATION_ERROR');
+    expect(typo.message).toContain('scopes');
+    expect(typo.details).toEqual({ fields: ['scopes'] });
     const made = ok(await createAgent(who(A), { name: 'Console Agent' }));
     expect(made.api_key).toMatch(/^bp_live_/);
     const id = await authenticateKey(db, made.api_key, null);
