@@ -31,7 +31,7 @@ export async function ensureBuild(root: string, log: (s: string) => void): Promi
   const buildId = path.join(root, '.next', 'BUILD_ID');
   const built = existsSync(buildId) ? (await stat(buildId)).mtimeMs : 0;
   let sources = 0;
-  for (const p of ['app', 'components', 'lib', 'next.config.mjs', 'package.json', 'postcss.config.mjs']) {
+  for (const p of ['app', 'components', 'lib', 'proxy.ts', 'next.config.mjs', 'package.json', 'postcss.config.mjs']) {
     sources = Math.max(sources, await newestMtime(path.join(root, p)));
   }
   if (built && built >= sources) return;
