@@ -23,8 +23,8 @@ import { emit, percentile, startServer } from './lib';
 // @ts-expect-error plain ESM helper without types
 import { startLocalPostgres } from '../scripts/pg-local.mjs';
 
-const SECONDS = Number(process.env.BENCH_FAIR_SECONDS ?? 4); // per phase per round
-const ROUNDS = Number(process.env.BENCH_FAIR_ROUNDS ?? 4);
+const SECONDS = Number(process.env.BENCH_FAIR_SECONDS ?? 5); // per phase per round
+const ROUNDS = Number(process.env.BENCH_FAIR_ROUNDS ?? 6);
 const QUIET_CLIENTS = Number(process.env.BENCH_FAIR_QUIET_CLIENTS ?? 4);
 const RATE = Number(process.env.BENCH_FAIR_RATE ?? 5); // calls per second per client
 const FACTOR = 10;

@@ -12,8 +12,8 @@ import type { Db } from '../db/types';
  *    they live in memory. Over the limit: HTTP 429, Retry-After, a RATE_LIMITED envelope.
  * 2. A per-workspace concurrency cap in each process, below the connection pool's size, so one
  *    workspace can never hold every pooled connection. While other workspaces are active (a call in
- *    the last second) a workspace gets its fair share, as many calls at once as the machine has
- *    cores; alone it may use up to half the pool, so a single busy workspace loses no throughput.
+ *    the last second) a workspace gets its fair share, half the machine's cores' worth of calls at
+ *    once; alone it may use up to half the pool, so a single busy workspace loses no throughput.
  *    Calls past the cap wait their turn (FIFO) for a bounded time, then get a retryable BUSY.
  */
 
@@ -44,9 +44,10 @@ export function limitSettings(): LimitSettings {
     keyPerSecond: envNumber('BULLPEN_RATE_KEY_PER_SECOND', 30),
     workspacePerSecond: envNumber('BULLPEN_RATE_WORKSPACE_PER_SECOND', 100),
     windowSeconds: Math.max(1, envNumber('BULLPEN_RATE_WINDOW_SECONDS', 2)),
-    // A workspace's queries compete for the database's CPU with everyone else's: by default it gets as
-    // many at once as this machine has cores (at least 2, at most half the pool).
-    workspaceConcurrency: Math.max(1, envNumber('BULLPEN_WORKSPACE_CONCURRENCY', Math.max(2, Math.min(Math.floor(pool / 2), availableParallelism())))),
+    // A workspace's queries compete for the CPU with everyone else's: while others are active it gets
+    // half the machine's cores' worth at once (at least 1, at most half the pool), leaving the other
+    // half to its neighbours (bench/fairness.ts: 2 cores → 1).
+    workspaceConcurrency: Math.max(1, envNumber('BULLPEN_WORKSPACE_CONCURRENCY', Math.max(1, Math.min(Math.floor(pool / 2), Math.floor(availableParallelism() / 2))))),
     workspaceConcurrencyAlone: Math.max(1, envNumber('BULLPEN_WORKSPACE_CONCURRENCY_ALONE', Math.max(2, Math.floor(pool / 2)))),
     queueTimeoutMs: envNumber('BULLPEN_WORKSPACE_QUEUE_MS', 10_000),
   };
