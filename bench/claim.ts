@@ -18,7 +18,10 @@ import { emit, mcpCall, percentile, startServer } from './lib';
 import { startLocalPostgres } from '../scripts/pg-local.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
-const UNLIMITED = { BULLPEN_RATE_KEY_PER_SECOND: '1000000', BULLPEN_RATE_WORKSPACE_PER_SECOND: '1000000' };
+// BENCH_RATE_LIMITS=off skips the check entirely, to measure what it costs
+const UNLIMITED = process.env.BENCH_RATE_LIMITS === 'off'
+  ? { BULLPEN_RATE_KEY_PER_SECOND: '0', BULLPEN_RATE_WORKSPACE_PER_SECOND: '0' }
+  : { BULLPEN_RATE_KEY_PER_SECOND: '1000000', BULLPEN_RATE_WORKSPACE_PER_SECOND: '1000000' };
 const LEVELS = (process.env.BENCH_LEVELS ?? '1,8,32').split(',').map(Number);
 const MODES = new Set((process.env.BENCH_MODES ?? 'sql,executor,http').split(','));
 
