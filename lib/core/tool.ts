@@ -1,13 +1,14 @@
 import type { z } from 'zod';
 import type { Claims, Db } from '../db/types';
+import type { WaitSpec } from './wait';
 
-export type Room = 'identity' | 'projects' | 'tasks' | 'comments' | 'guide';
+export type Room = 'identity' | 'projects' | 'tasks' | 'comments' | 'handoffs' | 'guide';
 
 /**
  * What a tool needs at run time besides its input. `scopes` narrows what the caller may call (a
- * scoped API key); absent or null: everything.
+ * scoped API key; absent or null: everything); signal ends a waiting call early (client gone).
  */
-export type ToolContext = { db: Db; claims: Claims; scopes?: readonly string[] | null };
+export type ToolContext = { db: Db; claims: Claims; scopes?: readonly string[] | null; signal?: AbortSignal };
 
 /** What a tool answered without the database (`run`) sees: the caller, and the registry itself. */
 export type RunContext = Omit<ToolContext, 'db'> & { db?: Db; registry: readonly ToolDef[] };
@@ -43,6 +44,11 @@ export type ToolDef<S extends z.ZodObject = z.ZodObject, O extends z.ZodType = z
   destructive?: boolean;
   /** Same input, same effect: safe to repeat. */
   idempotent?: boolean;
+  /**
+   * The tool takes wait_seconds: when its answer is empty it holds until the change feed reports
+   * something relevant (see lib/core/wait.ts), instead of the caller polling.
+   */
+  wait?: WaitSpec;
   /** Tools answered without the database (guide). */
   run?: (input: z.infer<S>, ctx: RunContext) => z.input<O> | Promise<z.input<O>>;
 };

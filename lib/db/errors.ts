@@ -24,6 +24,9 @@ type PgLikeError = { code?: string; message?: string; hint?: string; detail?: st
 
 /** Maps anything thrown by a driver to an envelope error. Never throws. */
 export function mapDbError(err: unknown): ToolError {
+  // a refusal made before the database was reached (the workspace's concurrency gate) carries its own
+  const carried = (err as { envelope?: ToolError } | null)?.envelope;
+  if (carried && typeof carried.code === 'string') return carried;
   const e = (err ?? {}) as PgLikeError;
   const state = typeof e.code === 'string' ? e.code : '';
   const message = (e.message ?? String(err)).replace(/^error: /, '');

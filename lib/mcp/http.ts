@@ -6,7 +6,7 @@ import { getDb } from '../db';
 import { authenticateKey, bearer, runIdFrom } from '../server/auth';
 import { hashKey } from '../server/keys';
 import { config, requestOrigin } from '../server/config';
-import { getLimits, isRefusal, type Refusal } from '../server/limits';
+import { getLimits, type Refusal } from '../server/limits';
 import { BodyTooLarge, hostAllowed, originAllowed, readBodyText } from '../server/transport';
 import { createMcpServer } from './server';
 
@@ -160,16 +160,15 @@ async function serveMcp(req: Request): Promise<Response> {
     const challenge = `Bearer error="insufficient_scope", scope="${denied.scope}", resource_metadata="${resourceMetadataUrl(req)}", error_description="this key may not call ${denied.tool}"`;
     return jsonRpcError(403, -32001, `FORBIDDEN: ${error.message}`, { 'www-authenticate': challenge, ...cors }, { ok: false, error });
   }
-  const result = await limits.withSlot(identity.claims.tenant_id, async () => {
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    const server = createMcpServer({ db, claims: identity.claims, scopes: identity.scopes });
-    await server.connect(transport);
-    const res = await transport.handleRequest(req, { parsedBody: parsed });
-    // the response body is complete (JSON mode); release the per-request server
-    void server.close().catch(() => {});
-    return res;
-  });
-  if (isRefusal(result)) return refusalResponse(result, cors);
-  for (const [k, v] of Object.entries(cors)) result.headers.set(k, v);
-  return result;
+  // the workspace's cap applies to its database work, not to the request: a call that waits for
+  // news (inbox, task_claim with wait_seconds) holds no slot while it waits
+  const gated = limits.gate(db, identity.claims.tenant_id);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const server = createMcpServer({ db: gated, claims: identity.claims, scopes: identity.scopes, signal: req.signal });
+  await server.connect(transport);
+  const res = await transport.handleRequest(req, { parsedBody: parsed });
+  for (const [k, v] of Object.entries(cors)) res.headers.set(k, v);
+  // the response body is complete (JSON mode); release the per-request server
+  void server.close().catch(() => {});
+  return res;
 }

@@ -231,9 +231,33 @@ export class Limits {
     return Math.max(this.settings.workspaceConcurrency, this.settings.workspaceConcurrencyAlone);
   }
 
+  /**
+   * The database as one workspace's calls see it: every RPC and claims read takes one of the
+   * workspace's slots for its duration. A call refused a slot fails with a retryable BUSY.
+   */
+  gate(db: Db, tenantId: string): Db {
+    const run = async <T>(fn: () => Promise<T>): Promise<T> => {
+      const r = await this.withSlot(tenantId, fn);
+      if (isRefusal(r)) throw new RefusedCall(r.error);
+      return r;
+    };
+    const gated: Pick<Db, 'call' | 'withClaims'> = {
+      call: (claims, fn, args) => run(() => db.call(claims, fn, args)),
+      withClaims: (claims, sql) => run(() => db.withClaims(claims, sql)),
+    };
+    return Object.assign(Object.create(db) as Db, gated);
+  }
+
   /** In-flight calls of a workspace in this process (tests and the health view). */
   inFlight(tenantId: string): number {
     return this.slots.get(tenantId)?.active ?? 0;
+  }
+}
+
+/** A call the gate refused; it carries its envelope error (lib/db/errors.ts passes it through). */
+export class RefusedCall extends Error {
+  constructor(readonly envelope: ToolError) {
+    super(envelope.message);
   }
 }
 
