@@ -298,6 +298,22 @@ describe('rate limits and fair sharing', () => {
     expect(limits.capFor('solo')).toBe(4);
   });
 
+  it('gate a workspace’s database calls: a tool call that cannot get a slot in time answers a retryable BUSY', async () => {
+    const limits = new Limits(settings({ workspaceConcurrency: 1, workspaceConcurrencyAlone: 1, queueTimeoutMs: 100 }), db);
+    const gated = { ...A.agent.ctx, db: limits.gate(db, A.id) };
+    expect(ok(await execute(gated, 'task_query', { project_id: 'HA' })).tasks.length).toBeGreaterThan(0);
+    // another call of the same workspace holds the only slot for longer than the queue waits
+    const holder = limits.withSlot(A.id, () => new Promise((r) => setTimeout(r, 400)));
+    const busy = fails(await execute(gated, 'task_query', { project_id: 'HA' }), 'BUSY');
+    expect(busy.retryable).toBe(true);
+    expect(busy.message).toContain('in flight');
+    // another workspace is not held up by it
+    ok(await execute({ ...B.agent.ctx, db: limits.gate(db, B.id) }, 'whoami', {}));
+    await holder;
+    ok(await execute(gated, 'task_query', { project_id: 'HA' }));
+    expect(limits.inFlight(A.id)).toBe(0);
+  });
+
   it('hold a workspace to its fair share while another is active: the quiet one passes at once, the noisy one queues, and a call that waits too long is BUSY', async () => {
     const limits = new Limits(settings({ workspaceConcurrency: 2, workspaceConcurrencyAlone: 4, queueTimeoutMs: 200 }), db);
     // the quiet workspace has just made a call: it is active
