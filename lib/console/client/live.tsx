@@ -5,6 +5,7 @@ import { createContext, useContext, useEffect, useMemo, useRef, useState, type R
 import { SeqWindow } from '../seq-window';
 import type { LiveEvent } from '../types';
 import { LiveCacheBridge } from './cache';
+import { sessionEnded } from './signing-out';
 
 /**
  * The browser end of the live feed. One connection per tab: Supabase Realtime's private channel
@@ -16,11 +17,7 @@ import { LiveCacheBridge } from './cache';
 
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting';
 
-let signingOut = false;
-/** Called by a sign-out form as it submits: the stream's own signed_out then needs no redirect. */
-export function markSigningOut(): void {
-  signingOut = true;
-}
+export { markSigningOut } from './signing-out';
 type Listener = (e: LiveEvent) => void;
 
 type LiveContextValue = {
@@ -80,8 +77,7 @@ export function LiveProvider({ tenantId, supabase, children }: { tenantId: strin
         es.addEventListener('signed_out', () => {
           es?.close();
           es = null;
-          // this tab's own sign-out form is already on its way to the sign-in page
-          if (!signingOut) window.location.assign('/auth/signin?error=session');
+          sessionEnded();
         });
         es.onerror = () => {
           setStatus('reconnecting');
