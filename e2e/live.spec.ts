@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { agent, card, column, server, sessionCookie, signIn, uniqueKey } from './helpers';
+import { agent, card, column, server, sessionCookie, signIn, uniqueKey, confirmLink } from './helpers';
 
 type Ev = { id: string | null; event: string; data: any };
 
@@ -132,7 +132,7 @@ test.describe('live', () => {
     const pageA = await ctxA.newPage();
     const pageB = await ctxB.newPage();
     await signIn(pageA);
-    await pageB.goto(server().second.link);
+    await confirmLink(pageB, server().second.link);
     await expect(pageB).toHaveURL(/\/projects$/);
     await expect(pageB.getByTestId('workspace-name')).toHaveText('second-ws');
     const tap = async (page: Page) =>

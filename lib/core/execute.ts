@@ -4,6 +4,7 @@ import { mapDbError } from '../db/errors';
 import { toolError, type ToolError } from './errors';
 import { AliasCollision, canonicalJson, resolveMe, snakeKeys } from './normalize';
 import { getTool, registry } from './registry';
+import { describeScopes, scopeFor, toolAllowed } from './scopes';
 import type { ToolContext, ToolDef } from './tool';
 import { waitingCall } from './wait';
 
@@ -41,6 +42,17 @@ export async function execute(ctx: ToolContext, name: string, rawInput: unknown)
   const tool = getTool(name);
   if (!tool) {
     return { ok: false, error: toolError('VALIDATION_ERROR', `unknown tool: ${name}`, 'call guide() for the list of tools') };
+  }
+  if (!toolAllowed(tool, ctx.scopes ?? null)) {
+    return {
+      ok: false,
+      error: toolError(
+        'FORBIDDEN',
+        `this key may not call ${name}: its scopes are ${describeScopes(ctx.scopes ?? null)}`,
+        `${name} needs the scope ${scopeFor(tool)}; call only the tools tools/list shows, or ask an owner for a key with that scope`,
+        { required_scope: scopeFor(tool) },
+      ),
+    };
   }
   let input: unknown;
   try {

@@ -3,7 +3,7 @@
  * class BP (see bullpen.fail); Postgres' own codes are mapped by meaning. The codes themselves are
  * the contract's (lib/core/errors.ts).
  */
-import { toolError, type ErrorCode, type ToolError } from '../core/errors';
+import { internalError, toolError, type ErrorCode, type ToolError } from '../core/errors';
 
 const BULLPEN_STATES: Record<string, ErrorCode> = {
   BPNTF: 'NOT_FOUND',
@@ -24,6 +24,9 @@ type PgLikeError = { code?: string; message?: string; hint?: string; detail?: st
 
 /** Maps anything thrown by a driver to an envelope error. Never throws. */
 export function mapDbError(err: unknown): ToolError {
+  // a refusal made before the database was reached (the workspace's concurrency gate) carries its own
+  const carried = (err as { envelope?: ToolError } | null)?.envelope;
+  if (carried && typeof carried.code === 'string') return carried;
   const e = (err ?? {}) as PgLikeError;
   const state = typeof e.code === 'string' ? e.code : '';
   const message = (e.message ?? String(err)).replace(/^error: /, '');
@@ -64,10 +67,11 @@ export function mapDbError(err: unknown): ToolError {
     case '08003':
     case '08006':
     case '53300':
-      return toolError('UNAVAILABLE', message);
+      return toolError('UNAVAILABLE', 'the database connection was lost');
   }
   if (/ECONNREFUSED|ECONNRESET|Connection terminated|timeout exceeded when trying to connect/i.test(message)) {
-    return toolError('UNAVAILABLE', message);
+    return toolError('UNAVAILABLE', 'the database could not be reached');
   }
-  return toolError('INTERNAL', message);
+  // anything else is internal: the caller sees a request id, the log the detail
+  return internalError(err);
 }
