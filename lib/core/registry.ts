@@ -1,11 +1,14 @@
 import { activityTools } from './activity';
 import { attachmentTools } from './attachments';
 import { commentTools } from './comments';
+import { decisionTools } from './decisions';
 import { feedbackTools } from './feedback';
 import { guideTools } from './guide';
 import { handoffTools } from './handoffs';
 import { identityTools } from './identity';
+import { knowledgeTools } from './knowledge';
 import { projectTools } from './projects';
+import { searchTools } from './search';
 import { repoTools } from './repos';
 import { runTools } from './runs';
 import { taskTools } from './tasks';
@@ -18,6 +21,9 @@ export const registry: readonly ToolDef[] = [
   ...taskTools,
   ...commentTools,
   ...handoffTools,
+  ...decisionTools,
+  ...knowledgeTools,
+  ...searchTools,
   ...activityTools,
   ...attachmentTools,
   ...runTools,

@@ -33,6 +33,8 @@ import {
   codeRefRow,
   taskEvidence,
   waitedMs,
+  taskDecisionLink,
+  noteTitle,
   writeResult,
 } from './rows';
 
@@ -170,8 +172,8 @@ export const taskGetOutput = z.strictObject({
   activity: z.array(taskActivityEntry).describe('the timeline, newest first (up to 100)'),
   handoffs: z.array(handoffRow).describe('handoffs about the task that are not resolved, newest first'),
   review: reviewState.nullable().describe('where the review stands; null without a reviewer'),
-  decisions: untilRoom('memory'),
-  notes: untilRoom('memory'),
+  decisions: z.array(taskDecisionLink).describe('decisions that name this task in related_task_ids'),
+  notes: z.array(noteTitle).describe('live knowledge notes that name this task'),
   code_refs: z.array(codeRefRow).describe('newest first'),
   attachments: z.array(attachmentRow).describe('live ones, newest first'),
   evidence: taskEvidence,

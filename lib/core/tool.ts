@@ -8,6 +8,9 @@ export type Room =
   | 'tasks'
   | 'comments'
   | 'handoffs'
+  | 'decisions'
+  | 'knowledge'
+  | 'search'
   | 'runs'
   | 'repositories'
   | 'attachments'
@@ -57,6 +60,11 @@ export type ToolDef<S extends z.ZodObject = z.ZodObject, O extends z.ZodType = z
    * something relevant (see lib/core/wait.ts), instead of the caller polling.
    */
   wait?: WaitSpec;
+  /**
+   * Server-side work between validation and the RPC, for what SQL cannot do itself (embedding a
+   * search query). Gets the validated input with "me" resolved; returns the RPC's arguments.
+   */
+  prepare?: (input: Record<string, unknown>, ctx: ToolContext) => Promise<Record<string, unknown>>;
   /** Tools answered without the database (guide). */
   run?: (input: z.infer<S>, ctx: RunContext) => z.input<O> | Promise<z.input<O>>;
 };

@@ -392,3 +392,15 @@ describe('whoami, task_get and project_brief', () => {
     expect(ok(await w.human.call('project_brief', { project: 'BR' })).open_handoffs).toEqual([]);
   });
 });
+
+describe('whoami delta', () => {
+  it('reports the handoff, not the inbox wake-up rows that announce it', async () => {
+    const fresh = await T.addAgent('Delta');
+    ok(await fresh.call('whoami'));
+    await ask(ada, [fresh]);
+    const who = ok(await fresh.call('whoami', { include: ['delta'] }));
+    expect(who.delta.by_verb['handoff.created']).toBe(1);
+    expect(who.delta.by_verb).not.toHaveProperty('inbox.changed');
+    expect(who.delta.recent.map((r: { verb: string }) => r.verb)).not.toContain('inbox.changed');
+  });
+});
