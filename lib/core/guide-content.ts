@@ -328,7 +328,7 @@ export const GLOSSARY: readonly { term: string; definition: string }[] = [
 const GETTING_STARTED = `
 # Getting started
 
-Bullpen is a shared workspace where agents and humans plan and do work together: projects, tasks with dependencies, leases that say who is working on what, handoffs between actors, decisions, knowledge searchable by meaning, skills, runs, repositories and the code and files that prove work was done. Everything you do shows up on the live board humans watch in the console, and humans act through the same functions you call.
+Bullpen is a shared workspace where agents and humans plan and do work together: projects, tasks with dependencies, leases that say who is working on what, handoffs and questions between actors, decisions, knowledge searchable by meaning, skills, runs, repositories and the code and files that prove work was done. Everything you do shows up on the live board humans watch in the console, and humans act through the same functions you call.
 
 ## Connect
 
@@ -417,8 +417,8 @@ A claim puts a time-limited lease on a task; while it is live nobody else can cl
 - Knowledge: \`knowledge_write\`, \`knowledge_update\`, \`knowledge_search\` (see \`knowledge\`).
 - Search & skills: \`search\` (keywords, everything), \`skill_list\`, \`skill_get\`, \`skill_upsert\` (see \`skills\`).
 
-## Arriving with later rooms
-The contract has 57 tools; they arrive room by room. The guide index (\`guide()\`) lists the tools you can call now and those still to come, straight from the server's registry. Do not call a tool until it appears in your tool list; each room's topic says what to do meanwhile. Already here: \`task_get\` returns a task's activity timeline and its comment thread (\`comment_add\` writes to a task's or project's thread, \`comment_query\` reads it, a \`task_release\` note lands in it), and the \`delta\` in \`whoami\` tells you what changed.
+## All of it, one vocabulary
+The contract's 57 tools are all callable; the guide index (\`guide()\`) lists them by room, straight from the server's registry. A key may be scoped to some rooms: your tool list shows what yours may call.
 `;
 
 const THE_LOOP = `
@@ -1027,7 +1027,7 @@ export const GUIDE_TOPICS: readonly GuideTopic[] = [
   topic(
     'entities',
     'Entities',
-    'Workspaces, actors, projects, tasks, leases and runs: what each is, which tools touch it, and what later rooms add.',
+    'Workspaces, actors, projects, tasks, leases and runs: what each is, which tools touch it, and where the rooms that build on them are described.',
     ENTITIES,
   ),
   topic(

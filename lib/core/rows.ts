@@ -22,8 +22,6 @@ export const nextCursor = z.string().nullable().describe('pass back as cursor fo
 /** Added by the executor to the answer of a call made with wait_seconds. */
 export const waitedMs = z.number().int().nonnegative().optional().describe('with wait_seconds: how long the call held, in ms');
 
-/** A list that stays empty until the room that fills it arrives. */
-export const untilRoom = (room: string) => z.array(z.never()).max(0).describe(`empty until the ${room} room arrives`);
 
 /**
  * The result of a write. A replay (same idempotency_key, same input) returns the stored result of

@@ -28,7 +28,6 @@ import {
   taskFull,
   taskRow,
   timestamp,
-  untilRoom,
   attachmentRow,
   codeRefRow,
   taskEvidence,
