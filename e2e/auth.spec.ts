@@ -98,7 +98,7 @@ test.describe('sign-in', () => {
       for (const [url, init] of [
         ['/api/console/tool', { method: 'POST', body: JSON.stringify({ tool: 'task_query', input: {} }) }],
         ['/api/events', {}],
-        ['/api/console/activity', {}],
+        ['/api/console/tool', { method: 'POST', body: JSON.stringify({ tool: 'activity_query', input: {} }) }],
         ['/api/console/actors', {}],
       ] as const) {
         const res = await fetch(`${server().url}${url}`, { ...init, headers: { cookie: `bullpen_session=${value}`, 'content-type': 'application/json' } });
