@@ -14,6 +14,10 @@ Usage:
                                                    register an agent and mint its API key
   bullpen human invite NAME [--workspace SLUG] [--email ADDRESS] [--json]
                                                    invite a human: prints a one-time console sign-in link
+  bullpen backup [--out FILE]                      copy the embedded database to a .tar.gz (safe while it runs)
+  bullpen restore FILE [--data-dir DIR]            unpack a backup into an empty data directory
+  bullpen export --workspace SLUG [--out FILE]     one workspace as JSON, plus Markdown for people
+  bullpen import FILE [--workspace SLUG]           load an export into a new or empty workspace
   bullpen help                                     this text
 
 Tools (BULLPEN_API_KEY, BULLPEN_URL; --json, --soft-fail, --help on each):
@@ -112,6 +116,10 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === 'start') return await startCmd(argv.slice(1));
     if (cmd === 'agent' && sub === 'add') return await agentAdd(rest);
     if (cmd === 'human' && sub === 'invite') return await (await import('./human')).humanInvite(rest);
+    if (cmd === 'backup') return await (await import('./data')).backupCmd(argv.slice(1));
+    if (cmd === 'restore') return await (await import('./data')).restoreCmd(argv.slice(1));
+    if (cmd === 'export') return await (await import('./data')).exportCmd(argv.slice(1));
+    if (cmd === 'import') return await (await import('./data')).importCmd(argv.slice(1));
     const found = findTool(argv);
     if (found) return await runTool(found.tool, argv.slice(found.used));
     console.error(`bullpen: unknown command: ${argv.join(' ')}\n\n${HELP()}`);

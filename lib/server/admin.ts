@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { describeIssues } from '../core/execute';
 import { toolError, type ErrorCode, type ToolError } from '../core/errors';
 import { mapDbError } from '../db/errors';
+import { DataError } from './export';
 
 /**
  * The local administration endpoints (`bullpen agent add`, `bullpen human invite` while the server
@@ -59,6 +60,6 @@ export async function adminRoute<S extends z.ZodType>(req: Request, schema: S, r
   try {
     return Response.json({ ok: true, ...(await run(parsed.data)) }, { headers: { 'cache-control': 'no-store' } });
   } catch (err) {
-    return adminErrorResponse(mapDbError(err));
+    return adminErrorResponse(err instanceof DataError ? err.error : mapDbError(err));
   }
 }
