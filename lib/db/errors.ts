@@ -20,6 +20,15 @@ const BULLPEN_STATES: Record<string, ErrorCode> = {
   BPVAL: 'VALIDATION_ERROR',
 };
 
+/**
+ * The field a validation message from SQL starts with ("cursor: not a next_cursor…", "project_id
+ * is required", "tasks[0].depends_on[1]: …"), so the envelope names it like a schema error does.
+ */
+export function fieldOf(message: string): string | null {
+  const m = message.match(/^([A-Za-z_][A-Za-z0-9_]*(?:\[\d+\]|\.[A-Za-z_][A-Za-z0-9_]*)*)(?::| is | must | may )/);
+  return m ? m[1] : null;
+}
+
 type PgLikeError = { code?: string; message?: string; hint?: string; detail?: string; constraint?: string; column?: string };
 
 /** Maps anything thrown by a driver to an envelope error. Never throws. */
@@ -36,7 +45,12 @@ export function mapDbError(err: unknown): ToolError {
         details = e.detail;
       }
     }
-    return toolError(BULLPEN_STATES[state], message, e.hint || undefined, details);
+    const code = BULLPEN_STATES[state];
+    if (code === 'VALIDATION_ERROR' && !(details && typeof details === 'object' && 'fields' in details)) {
+      const field = fieldOf(message);
+      if (field) details = { ...(details && typeof details === 'object' ? details : details === undefined ? {} : { detail: details }), fields: [field] };
+    }
+    return toolError(code, message, e.hint || undefined, details);
   }
   switch (state) {
     case '23505':

@@ -11,6 +11,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { z } from 'zod';
 import { execute, type Envelope } from '../core/execute';
 import { GLOSSARY, GUIDE_TOPICS, guideIndex } from '../core/guide-content';
 import { inputJsonSchema, outputJsonSchema } from '../core/json-schema';
@@ -88,6 +89,16 @@ function glossaryMarkdown(): string {
   return `# Glossary\n\n${GLOSSARY.map((g) => `- **${g.term}**: ${g.definition}`).join('\n')}\n`;
 }
 
+/**
+ * tools/call as the handler is registered: `arguments` of any JSON type. The SDK's own schema
+ * (an object) still checks the request inside its wrapper and answers a malformed one with
+ * InvalidParams (-32602) naming params.arguments; registered with the strict schema, the same
+ * request failed before that check and came back as an internal error (-32603).
+ */
+const callToolRequest = CallToolRequestSchema.extend({
+  params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() }),
+});
+
 // Building an Ajv instance is the costliest part of a Server; one shared validator serves them all
 // (it only caches compiled schemas, nothing about a client).
 const validator = new AjvJsonSchemaValidator();
@@ -102,7 +113,7 @@ export function createMcpServer(ctx: ToolContext): Server {
     { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS, jsonSchemaValidator: validator },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools() }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  server.setRequestHandler(callToolRequest, async (req) => {
     return callToolResult(await execute(ctx, req.params.name, req.params.arguments ?? {}));
   });
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: STATIC_RESOURCES }));

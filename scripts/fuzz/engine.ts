@@ -439,10 +439,18 @@ export function mutate(args: Record<string, unknown>, schema: JsonSchema, rng: R
       return setAt(args, p, rng.chance(0.5) ? edge : cur.slice(0, 3) + edge + cur.slice(3));
     }
     case 'foreign_id': {
-      const idPaths = stringPaths.filter((p) => /(_id|_ids|mentions|depends_on|^project$|^object_id$)/.test(lastKey(p)));
-      const p = pickPath(idPaths) ?? pickPath(stringPaths);
-      if (!p) return args;
-      return setAt(args, p, foreignFor(lastKey(p), ctx, rng));
+      // only where ids go: an id of the other workspace typed into free text (a title, a
+      // capability) is stored as text and read back, which is no leak
+      const isIdField = (k: string) => /(_id|_ids|mentions|depends_on|^project$)$/.test(k);
+      const idPaths = stringPaths.filter((p) => isIdField(lastKey(p)));
+      const p = pickPath(idPaths);
+      if (p) return setAt(args, p, foreignFor(lastKey(p), ctx, rng));
+      const props = Object.keys(schema.properties ?? {}).filter(isIdField);
+      if (props.length) {
+        const k = rng.pick(props);
+        args[k] = foreignFor(k, ctx, rng);
+      }
+      return args;
     }
     case 'injection': {
       const p = pickPath(stringPaths) ?? pickPath(leaves);
@@ -556,7 +564,10 @@ export function checkResponse(status: number, body: string, requestText: string,
   if (status >= 500) return { status, outcome: `http:${status}`, problems: [`HTTP ${status}: ${body.slice(0, 300)}`] };
   const sent = new Set(uuidsIn(requestText));
   for (const id of uuidsIn(body)) {
-    if (foreign.has(id) && !sent.has(id)) problems.push(`leak: the answer names ${id} of the other workspace`);
+    if (foreign.has(id) && !sent.has(id)) {
+      const at = body.toLowerCase().indexOf(id);
+      problems.push(`leak: the answer names ${id} of the other workspace: …${body.slice(Math.max(0, at - 160), at + 60)}…`);
+    }
   }
   if (status !== 200) {
     // transport-level refusals (413 too large, 429 rate limited, 400 unparsable) must still explain themselves

@@ -90,6 +90,27 @@ exception when invalid_parameter_value or character_not_in_repertoire then
 end
 $$;
 
+-- A listing whose cursor is a JSON array of sort keys (task_query): one that does not decode to an
+-- array is the caller's input error, named like any other.
+create or replace function bullpen.cursor_json(p jsonb) returns jsonb
+language plpgsql immutable
+as $$
+declare
+  v jsonb;
+begin
+  v := bullpen.cursor_arg(p)::jsonb;
+  if v is not null and jsonb_typeof(v) <> 'array' then
+    perform bullpen.fail('VALIDATION_ERROR', 'cursor: not a next_cursor from this listing',
+      'pass next_cursor back verbatim, or omit cursor for the first page');
+  end if;
+  return v;
+exception when invalid_text_representation then
+  perform bullpen.fail('VALIDATION_ERROR', 'cursor: not a next_cursor from this listing',
+    'pass next_cursor back verbatim, or omit cursor for the first page');
+  return null;
+end
+$$;
+
 create or replace function bullpen.text_array(p jsonb) returns text[]
 language sql immutable
 as $$
@@ -416,6 +437,8 @@ revoke all on function bullpen.uuid_arg(jsonb, text) from public, anon, authenti
 grant execute on function bullpen.uuid_arg(jsonb, text) to bullpen_writer, service_role;
 revoke all on function bullpen.cursor_arg(jsonb) from public, anon, authenticated;
 grant execute on function bullpen.cursor_arg(jsonb) to bullpen_writer, service_role;
+revoke all on function bullpen.cursor_json(jsonb) from public, anon, authenticated;
+grant execute on function bullpen.cursor_json(jsonb) to bullpen_writer, service_role;
 revoke all on function bullpen.text_array(jsonb) from public, anon, authenticated;
 grant execute on function bullpen.text_array(jsonb) to bullpen_writer, service_role;
 revoke all on function bullpen.touch_updated_at() from public, anon, authenticated;
