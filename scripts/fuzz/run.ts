@@ -162,6 +162,11 @@ export type FuzzOptions = {
   concurrency?: number;
   /** a whoami every this many calls must answer ok */
   probeEvery?: number;
+  /**
+   * The server's body limit: a larger request may be cut off after its 413 (EPIPE / reset while
+   * still sending), which is the server refusing it, not failing.
+   */
+  maxBodyBytes?: number;
   /** only these call indexes (reproducing a failure) */
   only?: number[];
   onProgress?: (done: number, total: number) => void;
@@ -226,7 +231,9 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
       r.calls++;
       for (const m of c.mutations) tally(r.mutations, m);
       tally(r.http, String(a.status));
-      if (a.status === 0) {
+      if (a.status === 0 && Buffer.byteLength(a.request) > (o.maxBodyBytes ?? 1_048_576) && /EPIPE|ECONNRESET|socket hang up/.test(a.body)) {
+        tally(r.outcomes, 'too_large_cut_off');
+      } else if (a.status === 0) {
         r.no_answer++;
         fail({ index, tool: c.tool, mutations: c.mutations, problem: a.body, request: a.request });
       } else {
