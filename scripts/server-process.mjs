@@ -54,10 +54,19 @@ export async function spawnServer(opts = {}) {
     dataDir,
     env,
     output: () => out,
+    pid: child.pid,
+    /** Sends a signal and waits for the process to exit (SIGKILL: a crash, nothing cleaned up). */
+    kill: async (signal = 'SIGKILL') => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill(signal);
+      await exited;
+    },
     stop: async () => {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGTERM');
-        await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+        await exited;
       }
       rmSync(dir, { recursive: true, force: true });
     },

@@ -18,6 +18,8 @@ const BULLPEN_STATES: Record<string, ErrorCode> = {
   BPFRB: 'FORBIDDEN',
   BPAUT: 'UNAUTHENTICATED',
   BPVAL: 'VALIDATION_ERROR',
+  // not from SQL: the server's connection pool stayed saturated (lib/db/pg.ts PoolBusyError)
+  BPBSY: 'BUSY',
 };
 
 /**
@@ -74,13 +76,18 @@ export function mapDbError(err: unknown): ToolError {
     case '57014':
       return toolError('BUSY', message);
     case '57P01':
+    case '57P02':
+    case '57P03':
     case '08000':
+    case '08001':
+    case '08004':
     case '08003':
     case '08006':
     case '53300':
       return toolError('UNAVAILABLE', message);
   }
-  if (/ECONNREFUSED|ECONNRESET|Connection terminated|timeout exceeded when trying to connect/i.test(message)) {
+  // the driver's own words for a connection that broke, or never came (a restarting server)
+  if (/ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection terminated|not queryable|timeout exceeded when trying to connect|the database system is (starting up|shutting down|in recovery mode)/i.test(message)) {
     return toolError('UNAVAILABLE', message);
   }
   return toolError('INTERNAL', message);
