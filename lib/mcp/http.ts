@@ -1,11 +1,12 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { getDb } from '../db';
+import { mapDbError } from '../db/errors';
 import { authenticateKey, bearer, runIdFrom } from '../server/auth';
 import { config, requestOrigin } from '../server/config';
 import { createMcpServer } from './server';
 
-function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}, data?: unknown): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(data === undefined ? {} : { data }) }, id: null }), {
     status,
     headers: { 'content-type': 'application/json', ...headers },
   });
@@ -67,7 +68,16 @@ export async function handleMcp(req: Request): Promise<Response> {
   if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: cors });
 
   const db = await getDb();
-  const identity = await authenticateKey(db, bearer(req.headers), runIdFrom(req.headers));
+  let identity: Awaited<ReturnType<typeof authenticateKey>>;
+  try {
+    identity = await authenticateKey(db, bearer(req.headers), runIdFrom(req.headers));
+  } catch (err) {
+    // the key lookup is the first query: a database that is down or saturated answers here, and
+    // the caller should hear UNAVAILABLE / BUSY (retryable, Retry-After), as a tool call would
+    const error = mapDbError(err);
+    if (!error.retryable || error.code === 'INTERNAL') throw err;
+    return jsonRpcError(503, -32000, `${error.code}: ${error.message}`, { 'retry-after': '1', ...cors }, { ok: false, error });
+  }
   if (!identity) {
     return jsonRpcError(401, -32001, 'missing, unknown or revoked API key: send Authorization: Bearer bp_live_…', {
       'www-authenticate': `Bearer resource_metadata="${resourceMetadataUrl(req)}"`,
