@@ -5,7 +5,9 @@ import { migrate } from '../../lib/db/migrate';
 import { openPg } from '../../lib/db/pg';
 import type { Db } from '../../lib/db/types';
 import { startLocalPostgres } from '../../scripts/pg-local.mjs';
+import { spawnServer } from '../../scripts/server-process.mjs';
 import { ok, seedTenant, type Actor, type Tenant } from '../helpers/db';
+import { agentKey, toolOverHttp } from '../helpers/mcp-http';
 import { checkQueue, claimLoop, mergeErrors, type Answer } from '../helpers/queue';
 
 /**
@@ -23,6 +25,7 @@ let local: Local;
 let url: string;
 let db: Db;
 let T: Tenant;
+let app: Awaited<ReturnType<typeof spawnServer>>;
 
 const log = (s: string) => console.log(`[faults] ${s}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -40,9 +43,12 @@ beforeAll(async () => {
   await migrate(db);
   T = await seedTenant(db, 'faults');
   ok(await T.agent.call('project_create', { title: 'Faults', key: 'FLT' }));
+  // the app as users run it, on the same database: half the claimers go through it over HTTP
+  app = await spawnServer({ label: 'faults', env: { DATABASE_URL: url, BULLPEN_RATE_KEY_PER_SECOND: '0', BULLPEN_RATE_WORKSPACE_PER_SECOND: '0' } });
 });
 
 afterAll(async () => {
+  await app?.stop();
   await db?.close().catch(() => {});
   local?.stop();
 });
@@ -99,22 +105,28 @@ async function claimState(label: string): Promise<{ total: number; leased: numbe
 describe('Postgres restarts in the middle of a claim storm', () => {
   it('callers get UNAVAILABLE (retryable) and recover; no task is claimed twice; no acknowledged write is lost', async () => {
     const enqueued = await enqueue(800, 'storm');
-    const agents = await Promise.all(Array.from({ length: 16 }, (_, i) => T.addAgent(`storm-${i}`)));
+    const inProcess = await Promise.all(Array.from({ length: 8 }, (_, i) => T.addAgent(`storm-${i}`)));
+    const overHttp = await Promise.all(Array.from({ length: 8 }, (_, i) => agentKey(app, `storm-http-${i}`, T.slug)));
     const stats = { maxMs: 0, errors: {} as Record<string, number> };
     let acks = 0;
     let stopWriting = false;
     const deadline = Date.now() + 60_000;
-    const loops = agents.map((agent) => {
-      const call = timed(agent, stats);
-      return claimLoop(
-        async (args) => {
-          const env = await call('task_claim', args);
-          if (env.ok && env.claimed) acks++;
-          return env;
-        },
-        { name: agent.id, label: 'storm', deadline, backoffMs: 50 },
-      );
-    });
+    const counted = (call: (args: Record<string, unknown>) => Promise<Answer | null>) => async (args: Record<string, unknown>) => {
+      const t0 = performance.now();
+      const env = await call(args);
+      stats.maxMs = Math.max(stats.maxMs, performance.now() - t0);
+      if (env?.ok && env.claimed) acks++;
+      return env;
+    };
+    const loops = [
+      ...inProcess.map((agent) =>
+        claimLoop(counted((args) => execute(agent.ctx, 'task_claim', args) as Promise<Answer>), { name: agent.id, label: 'storm', deadline, backoffMs: 50 }),
+      ),
+      ...overHttp.map((agent) =>
+        claimLoop(counted((args) => toolOverHttp(app.url, agent.key, 'task_claim', args)), { name: agent.actorId, label: 'storm', deadline, backoffMs: 50 }),
+      ),
+    ];
+    const agents = inProcess;
     const written = writer(await T.addAgent('storm-writer'), 'acked', () => stopWriting, stats);
     while (acks < 200) await sleep(10);
     const killedAt = acks;
@@ -135,7 +147,7 @@ describe('Postgres restarts in the middle of a claim storm', () => {
     const errors = mergeErrors([...results, drain]);
     for (const [k, n] of Object.entries(stats.errors)) errors[`writer ${k}`] = n;
     log(
-      `restart mid-storm: 800 tasks, 16 claimers + 1 writer; Postgres crashed (immediate) after ${killedAt} claims and stayed down ` +
+      `restart mid-storm: 800 tasks, 16 claimers (8 in-process, 8 over HTTP through bullpen start) + 1 writer; Postgres crashed (immediate) after ${killedAt} claims and stayed down ` +
         `${((upAt - t0) / 1000).toFixed(1)} s; answers meanwhile: ${JSON.stringify(errors)}; first claim ${Math.round(recoveredMs)} ms after it was back; ` +
         `slowest single call ${Math.round(stats.maxMs)} ms; lost/duplicated/unexpected ${check.lost.length}/${check.duplicated.length}/${check.unexpected.length}; ` +
         `${acked.length} acknowledged writes, all present`,
@@ -268,6 +280,40 @@ describe('an idle transaction holds the xmin horizon while claims run', () => {
     return n / (ms / 1000);
   }
 
+  /**
+   * The claim statement alone, in the database: `rounds` committed claim-and-release cycles on the
+   * hot set, from one connection; cycles per second. Free of the app's own cost (and of most of
+   * the noise two shared cores put on claims/s), so it shows what the dead versions cost.
+   */
+  async function sqlChurn(rounds: number): Promise<number> {
+    const t0 = performance.now();
+    await db.exec(`do $$
+      declare v uuid;
+      begin
+        for i in 1..${rounds} loop
+          update public.tasks set status = 'in_progress', lease_actor_id = assignee_actor_id, lease_expires_at = null
+           where id = (select t.id from public.tasks t
+                        where t.tenant_id = '${T.id}' and t.status = 'todo' and 'hot' = any (t.labels)
+                        order by t.priority, t.created_at, t.id limit 1 for update skip locked)
+          returning id into v;
+          update public.tasks set status = 'todo' where id = v;
+          commit;
+        end loop;
+      end $$`);
+    return rounds / ((performance.now() - t0) / 1000);
+  }
+
+  /** Buffer pages the claim's candidate lookup touches once (deterministic, unlike claims/s on shared cores). */
+  async function lookupPages(): Promise<number> {
+    const [{ 'QUERY PLAN': plan }] = await db.query<{ 'QUERY PLAN': { Plan: Record<string, number> }[] }>(
+      `explain (analyze, buffers, format json)
+       select t.id from public.tasks t
+        where t.tenant_id = '${T.id}' and t.status = 'todo' and 'hot' = any (t.labels)
+        order by t.priority, t.created_at, t.id limit 1`,
+    );
+    return (plan[0].Plan['Shared Hit Blocks'] ?? 0) + (plan[0].Plan['Shared Read Blocks'] ?? 0);
+  }
+
   async function deadTuples(): Promise<number> {
     await db.exec('vacuum public.tasks');
     const [r] = await db.query<{ n: number }>(`select n_dead_tup::int as n from pg_stat_user_tables where relname = 'tasks'`);
@@ -280,6 +326,8 @@ describe('an idle transaction holds the xmin horizon while claims run', () => {
     await churn('hot', 1000, agents); // warm up
     await deadTuples();
     const base = await churn('hot', 3000, agents);
+    const sqlBase = await sqlChurn(500);
+    const pagesBase = await lookupPages();
     const deadBase = await deadTuples();
 
     const holder = new pg.Client({ connectionString: url });
@@ -289,7 +337,12 @@ describe('an idle transaction holds the xmin horizon while claims run', () => {
     await holder.query('select count(*) from public.tasks');
     // consecutive windows: the cost grows with the versions vacuum may not remove
     const held: number[] = [];
-    for (let i = 0; i < 3; i++) held.push(await churn('hot', 3000, agents));
+    const sqlHeld: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      held.push(await churn('hot', 3000, agents));
+      sqlHeld.push(await sqlChurn(500));
+    }
+    const pagesHeld = await lookupPages();
     const deadHeld = await deadTuples();
     const [{ xmin }] = await db.query<{ xmin: string | null }>(
       `select backend_xmin::text as xmin from pg_stat_activity where state = 'idle in transaction' and datname = current_database()`,
@@ -311,20 +364,29 @@ describe('an idle transaction holds the xmin horizon while claims run', () => {
     );
     const deadCleared = await deadTuples();
     const after = await churn('hot', 3000, agents);
+    const sqlAfter = await sqlChurn(500);
+    const pagesAfter = await lookupPages();
     await holder2.end().catch(() => {});
     await db.exec(`alter database bullpen_faults reset idle_in_transaction_session_timeout`);
-    const worst = Math.min(...held);
+    const sqlWorst = Math.min(...sqlHeld);
+    const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(0)} %`;
     log(
-      `idle-in-transaction holding xmin (8 claimers claiming and releasing 10 hot tasks, 3 s windows): ${Math.round(base)} claims/s without; ` +
-        `with the holder ${held.map(Math.round).join(' → ')} claims/s (worst window ${((1 - worst / base) * 100).toFixed(0)} % below), ` +
-        `dead row versions vacuum could not remove ${deadBase} → ${deadHeld}; idle_in_transaction_session_timeout = 1s ended the next holder, ` +
-        `vacuum then left ${deadCleared}, and throughput was ${Math.round(after)} claims/s`,
+      `idle-in-transaction holding xmin, 10 hot tasks claimed and released over and over: through the executor (8 claimers, 3 s windows) ` +
+        `${Math.round(base)} claims/s without, ${held.map(Math.round).join(' → ')} with the holder (${pct(held[held.length - 1] / base - 1)}: the app's own cost per call still dominates at this size); ` +
+        `the claim statement alone (500 committed cycles per round) ${Math.round(sqlBase)}/s without, ${sqlHeld.map(Math.round).join(' → ')}/s with ` +
+        `(${pct(sqlWorst / sqlBase - 1)}; ${Math.round(sqlAfter)}/s after the fix); ` +
+        `dead row versions vacuum could not remove ${deadBase} → ${deadHeld}, buffer pages one claim lookup touches ${pagesBase} → ${pagesHeld}; ` +
+        `idle_in_transaction_session_timeout = 1s ended the next holder, vacuum then left ${deadCleared} dead, the lookup touched ${pagesAfter} pages, ` +
+        `and throughput was ${Math.round(after)} claims/s`,
     );
     expect(xmin).not.toBeNull();
     expect(deadHeld).toBeGreaterThan(deadBase + 500);
     expect(idle).toBe(0);
     expect(ended).not.toBeNull();
     expect(deadCleared).toBeLessThan(deadHeld / 10);
+    expect(pagesHeld).toBeGreaterThan(pagesBase * 5);
+    expect(pagesAfter).toBeLessThan(pagesHeld / 5);
+    expect(sqlWorst).toBeLessThan(sqlBase);
     expect(base).toBeGreaterThan(0);
   });
 });

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServer } from '../../scripts/server-process.mjs';
-import { post, rpc } from '../../scripts/fuzz/run';
-import { checkQueue, claimLoop, mergeErrors, type Answer } from '../helpers/queue';
+import { agentKey, sessionCookie, toolOverHttp } from '../helpers/mcp-http';
+import { checkQueue, claimLoop, mergeErrors } from '../helpers/queue';
 
 /**
  * Two `bullpen start` processes on one Postgres database, the way Bullpen scales: stateless app
@@ -26,40 +26,12 @@ let B: Server;
 let direct: pg.Pool;
 let startMs = 0;
 
-/** A tool call over HTTP; an answer that is not a tool result (a dropped connection, a 5xx) is null. */
-async function call(server: Server, key: string, name: string, args: Record<string, unknown>): Promise<Answer | null> {
-  const a = await rpc(server.url, key, 'tools/call', { name, arguments: args });
-  try {
-    const body = JSON.parse(a.body);
-    if (a.status === 200 && body.result) return JSON.parse(body.result.content[0].text) as Answer;
-    // a refusal before the tool ran (429 / 503) carries the envelope in the JSON-RPC error's data
-    if (body.error?.data?.error) return body.error.data as Answer;
-  } catch {}
-  return null;
-}
+const call = (server: Server, key: string, name: string, args: Record<string, unknown>) => toolOverHttp(server.url, key, name, args);
 
 async function must(server: Server, key: string, name: string, args: Record<string, unknown>): Promise<Record<string, any>> {
   const env = await call(server, key, name, args);
   if (!env?.ok) throw new Error(`${name}: ${JSON.stringify(env).slice(0, 300)}`);
   return env;
-}
-
-async function agentKey(server: Server, name: string): Promise<{ key: string; actorId: string }> {
-  const a = await post(server.url, '/api/admin/agents', JSON.stringify({ name, workspace: 'default' }), { 'x-bullpen-admin-token': server.adminToken });
-  if (a.status !== 200) throw new Error(`agent add: HTTP ${a.status} ${a.body.slice(0, 200)}`);
-  const r = JSON.parse(a.body);
-  return { key: r.api_key, actorId: r.actor_id };
-}
-
-/** A console session on `server`: a sign-in link from the admin route, spent the way the browser spends it. */
-async function sessionCookie(server: Server): Promise<string> {
-  const a = await post(server.url, '/api/admin/humans', JSON.stringify({ name: 'Watcher', workspace: 'default' }), { 'x-bullpen-admin-token': server.adminToken });
-  const { token } = JSON.parse(a.body) as { token: string };
-  let res = await fetch(`${server.url}/auth/session`, { method: 'POST', body: new URLSearchParams({ token }), redirect: 'manual' });
-  if (res.status === 404 || res.status === 405) res = await fetch(`${server.url}/auth/link?token=${encodeURIComponent(token)}`, { redirect: 'manual' });
-  const cookie = res.headers.getSetCookie().find((c) => /^(__Host-)?bullpen_session=/.test(c));
-  if (!cookie) throw new Error(`sign-in set no session cookie (HTTP ${res.status})`);
-  return cookie.split(';')[0];
 }
 
 beforeAll(async () => {
