@@ -10,7 +10,7 @@ import { buildCall, checkResponse, emptyPool, toJson, uuidsIn, type FuzzContext,
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-export type HttpAnswer = { status: number; body: string; ms: number };
+export type HttpAnswer = { status: number; body: string; ms: number; retryAfter?: number };
 
 /** One POST; resolves with whatever came back (a dropped connection is status 0). */
 export function post(url: string, path: string, body: string, headers: Record<string, string>, timeoutMs = 30_000): Promise<HttpAnswer> {
@@ -30,7 +30,14 @@ export function post(url: string, path: string, body: string, headers: Record<st
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - t0 }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8'),
+            ms: performance.now() - t0,
+            retryAfter: res.headers['retry-after'] ? Number(res.headers['retry-after']) : undefined,
+          }),
+        );
         res.on('error', (e) => resolve({ status: 0, body: `response error: ${e.message}`, ms: performance.now() - t0 }));
       },
     );
@@ -142,6 +149,8 @@ export type FuzzReport = {
   leaks: number;
   no_answer: number;
   failures: number;
+  /** 429s waited out (Retry-After) and sent again: a rate limit is the server working, not an answer to judge */
+  rate_limited: number;
   /** failures grouped by kind (ids and numbers blanked), each with its count and first examples */
   failure_kinds: Record<string, { count: number; examples: FuzzFailure[] }>;
   liveness: { probes: number; ok: number; max_ms: number };
@@ -193,6 +202,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
     leaks: 0,
     no_answer: 0,
     failures: 0,
+    rate_limited: 0,
     failure_kinds: {},
     liveness: { probes: 0, ok: 0, max_ms: 0 },
     p50_ms: 0,
@@ -226,7 +236,12 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
       if (slot >= indexes.length) return;
       const index = indexes[slot];
       const c = buildCall(o.tools, o.seed, index, o.ctx);
-      const a = await rpc(o.url, o.key, 'tools/call', { name: c.tool, arguments: c.args }, index + 1);
+      let a = await rpc(o.url, o.key, 'tools/call', { name: c.tool, arguments: c.args }, index + 1);
+      for (let tries = 0; a.status === 429 && tries < 20; tries++) {
+        r.rate_limited++;
+        await new Promise((res) => setTimeout(res, Math.min(10, a.retryAfter ?? 1) * 1000));
+        a = await rpc(o.url, o.key, 'tools/call', { name: c.tool, arguments: c.args }, index + 1);
+      }
       latencies.push(a.ms);
       r.calls++;
       for (const m of c.mutations) tally(r.mutations, m);
@@ -273,6 +288,7 @@ export function summary(r: FuzzReport, checksum: { before: string; after: string
     `  HTTP: ${top(r.http)}`,
     `  answers: ${top(r.outcomes)}`,
     `  mutations: ${top(r.mutations)}`,
+    ...(r.rate_limited ? [`  rate limited ${r.rate_limited}× (waited out with Retry-After, then sent again)`] : []),
     `  5xx ${r.http_5xx} · INTERNAL ${r.internal} · validation errors without a field ${r.unnamed_validation} · leaks of the other workspace ${r.leaks} · no answer ${r.no_answer}`,
     `  liveness: ${r.liveness.ok}/${r.liveness.probes} whoami probes ok (slowest ${r.liveness.max_ms} ms)`,
     `  other workspace: ${checksum.rows} rows, sha256 ${checksum.before.slice(0, 16)}… before, ${checksum.after.slice(0, 16)}… after: ${checksum.before === checksum.after ? 'unchanged' : 'CHANGED'}`,
