@@ -224,7 +224,11 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
   };
   const probe = async () => {
     r.liveness.probes++;
-    const a = await rpc(o.url, o.key, 'tools/call', { name: 'whoami', arguments: { include: ['tasks'] } });
+    let a = await rpc(o.url, o.key, 'tools/call', { name: 'whoami', arguments: { include: ['tasks'] } });
+    for (let tries = 0; a.status === 429 && tries < 20; tries++) {
+      await new Promise((res) => setTimeout(res, Math.min(10, a.retryAfter ?? 1) * 1000));
+      a = await rpc(o.url, o.key, 'tools/call', { name: 'whoami', arguments: { include: ['tasks'] } });
+    }
     r.liveness.max_ms = Math.max(r.liveness.max_ms, Math.round(a.ms));
     const v = checkResponse(a.status, a.body, a.request, foreign, contract);
     if (v.outcome === 'ok') r.liveness.ok++;
