@@ -22,6 +22,11 @@ export type ExportTable = {
   tenant: string;
   /** the section of the file (defaults to the table name) */
   as?: string;
+  /**
+   * Rows derived from others (embeddings): exported so an import needs no recomputation, but an
+   * importing server without the table (no pgvector) skips them instead of refusing the file.
+   */
+  derived?: boolean;
 };
 
 export const EXPORT_TABLES: readonly ExportTable[] = [
@@ -36,6 +41,7 @@ export const EXPORT_TABLES: readonly ExportTable[] = [
   { table: 'public.knowledge_notes', tenant: 'tenant_id', as: 'notes' },
   { table: 'public.note_tasks', tenant: 'tenant_id' },
   { table: 'public.skills', tenant: 'tenant_id' },
+  { table: 'public.memory_embeddings', tenant: 'tenant_id', derived: true },
   // coordination
   { table: 'public.handoffs', tenant: 'tenant_id' },
   { table: 'public.handoff_recipients', tenant: 'tenant_id' },
@@ -56,7 +62,6 @@ export const EXPORT_TABLES: readonly ExportTable[] = [
 export const NOT_EXPORTED: Readonly<Record<string, string>> = {
   'public.api_keys': 'keys are credentials of this server: mint new ones after an import (bullpen agent add NAME finds the imported agent)',
   'public.idempotency_keys': 'replay records of recent writes, kept 24 h; meaningless elsewhere',
-  'public.memory_embeddings': 'derived from notes and decisions; the importing server embeds them again',
   'bullpen.signin_tokens': 'one-time sign-in links of this server',
   'bullpen.sessions': 'console sessions of this server',
   'bullpen.rate_limits': 'rate-limit counters of this server',
@@ -243,7 +248,7 @@ export async function importWorkspace(db: Db, input: unknown, opts: { slug?: str
   for (const [section, rows] of Object.entries(doc.tables)) {
     const t = bySection.get(section);
     if (!t) {
-      if (!rows.length) continue;
+      if (!rows.length || EXPORT_TABLES.some((x) => sectionOf(x) === section && x.derived)) continue;
       throw invalid(`tables.${section}: this server has no such table; upgrade it before importing`, `tables.${section}`);
     }
     const known = new Set(t.columns.map((c) => c.name));
