@@ -181,6 +181,20 @@ describe('import', () => {
     expect(n).toBe(0);
   });
 
+  it('embeddings are derived: a server without their table (no pgvector) imports everything else', async () => {
+    const [{ present }] = await db.query<{ present: boolean }>(`select to_regclass('public.memory_embeddings') is not null as present`);
+    const doc = structuredClone(await exportWorkspace(db, S.slug));
+    if (present) {
+      // this server has the table: the embeddings travel like any other rows (the round trip above)
+      expect(doc.tables).toHaveProperty('memory_embeddings');
+      return;
+    }
+    doc.tables.memory_embeddings = [{ object_type: 'note', object_id: '00000000-0000-4000-8000-000000000001', model: 'm', embedding: '[0.1,0.2]' }];
+    const r = await importWorkspace(db, doc, { slug: 'exp-no-vectors' });
+    expect(r.counts).toMatchObject({ tasks: 5, comments: 3 });
+    expect(r.counts).not.toHaveProperty('memory_embeddings');
+  });
+
   it('refuses unknown columns, unknown tables with rows, and files that are not exports, naming the field', async () => {
     const doc = structuredClone(await exportWorkspace(db, S.slug));
     const bogus = structuredClone(doc);
