@@ -170,6 +170,12 @@ describe('bullpen export and import', () => {
     expect(nf.stderr).toContain('NOT_FOUND');
     expect((await bullpen(serverEnv, 'import')).code).toBe(2);
     expect((await bullpen(serverEnv, 'restore')).code).toBe(2);
+    // the admin routes behind them answer nobody without the per-start admin token
+    for (const route of ['backup', 'export', 'import']) {
+      const res = await fetch(`${server.url}/api/admin/${route}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-bullpen-admin-token': 'guess' }, body: '{"workspace":"x"}' });
+      expect(res.status, route).toBe(401);
+      expect((await res.json()).error.code).toBe('UNAUTHENTICATED');
+    }
     const help = await bullpen(serverEnv, 'help');
     for (const cmd of ['bullpen backup', 'bullpen restore FILE', 'bullpen export --workspace SLUG', 'bullpen import FILE']) expect(help.stdout).toContain(cmd);
   });
