@@ -1,7 +1,8 @@
 /**
  * npm run fuzz [-- --calls N --seed N --concurrency N --only i,j]
  *
- * Starts `bullpen start` in a temp directory (embedded database, or DATABASE_URL's Postgres),
+ * Starts `bullpen start` in a temp directory (embedded database, or a scratch database created on
+ * DATABASE_URL's server and dropped afterwards — never the named database itself),
  * seeds two workspaces, and fuzzes workspace A's MCP endpoint with calls built from every tool's
  * JSON Schema (scripts/fuzz/engine.ts). Prints the figures; exits 1 on any 5xx, INTERNAL, error
  * without its code or field, leak of workspace B, unanswered call, or change to B's rows.
@@ -9,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { ERROR_CODES } from '../lib/core/errors';
 import { spawnServer } from './server-process.mjs';
 import { listTools, mintKey, runFuzz, seedWorkspace, summary, workspaceChecksum } from './fuzz/run';
@@ -26,9 +28,21 @@ const seed = values.seed ? Number(values.seed) : randomBytes(4).readUInt32BE() %
 const calls = Number(values.calls);
 const only = values.only?.split(',').map(Number);
 
-const database = process.env.DATABASE_URL ? 'Postgres (DATABASE_URL)' : 'embedded';
-console.error(`starting bullpen (${database} database)…`);
-const server = await spawnServer({ label: 'fuzz' });
+// never the database DATABASE_URL names: a throwaway one beside it, dropped afterwards
+const admin = process.env.DATABASE_URL;
+const scratch = admin ? `bullpen_fuzz_${randomBytes(4).toString('hex')}` : null;
+if (admin && scratch) {
+  const c = new pg.Client({ connectionString: admin });
+  await c.connect();
+  await c.query(`create database ${scratch}`);
+  await c.end();
+}
+const database = scratch ? `Postgres, scratch database ${scratch}` : 'embedded';
+console.error(`starting bullpen (${database})…`);
+const server = await spawnServer({
+  label: 'fuzz',
+  env: { DATABASE_URL: scratch ? Object.assign(new URL(admin!), { pathname: `/${scratch}` }).toString() : undefined },
+});
 let code = 1;
 try {
   const suffix = randomBytes(3).toString('hex');
@@ -66,5 +80,11 @@ try {
   code = report.failures === 0 && before.sha256 === after.sha256 && health === 200 ? 0 : 1;
 } finally {
   await server.stop();
+  if (admin && scratch) {
+    const c = new pg.Client({ connectionString: admin });
+    await c.connect();
+    await c.query(`drop database if exists ${scratch} with (force)`);
+    await c.end();
+  }
 }
 process.exit(code);
