@@ -128,7 +128,9 @@ describe('Postgres restarts in the middle of a claim storm', () => {
     ];
     const agents = inProcess;
     const written = writer(await T.addAgent('storm-writer'), 'acked', () => stopWriting, stats);
-    while (acks < 200) await sleep(10);
+    const waitUntil = Date.now() + 30_000;
+    while (acks < 200 && Date.now() < waitUntil) await sleep(10);
+    expect(acks).toBeGreaterThanOrEqual(200);
     const killedAt = acks;
     const t0 = performance.now();
     await local.restart({ mode: 'immediate', downMs: 1500 });
@@ -244,7 +246,8 @@ describe('the connection pool runs dry', () => {
         if (!env.ok) expect(env.error).toMatchObject({ code: 'BUSY', retryable: true, message: expect.stringContaining('3 database connections') });
       }
       expect(ms[9]).toBeGreaterThanOrEqual(450);
-      expect(wall).toBeLessThan(1500);
+      // bounded: the acquire timeout plus scheduling slack on two busy cores, never the 30 s statement timeout
+      expect(wall).toBeLessThan(3000);
       await Promise.all(hold);
       expect((await execute(ctx, 'task_query', { limit: 1 })).ok).toBe(true);
     } finally {
