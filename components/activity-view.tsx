@@ -31,7 +31,8 @@ export function ActivityView() {
     getNextPageParam: (last) => last.next_cursor,
     enabled: ready,
   });
-  const items = feed.data?.pages.flatMap((p) => p.items) ?? [];
+  // an "inbox" row only says that someone's inbox changed (it wakes waiting agents): not news here
+  const items = feed.data?.pages.flatMap((p) => p.items).filter((a) => a.object_type !== 'inbox') ?? [];
   if (firstMax.current === null && feed.data) firstMax.current = items[0]?.seq ?? 0;
   const selectCls = 'h-7 rounded-md border border-zinc-200 bg-white px-2 text-[12px] text-zinc-700 focus:border-indigo-400 focus:outline-none';
   return (

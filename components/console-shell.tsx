@@ -3,11 +3,13 @@
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useEffect, useState, type ReactNode } from 'react';
+import { useWaitingCount } from '@/lib/console/client/coordination';
 import { useProjects } from '@/lib/console/client/hooks';
 import { useLiveChanges } from '@/lib/console/client/live';
 import { ActorAvatar } from './actor-avatar';
 import { useMe } from './console-providers';
-import { BoardIcon, FolderIcon, KeyboardIcon, LogOutIcon, PulseIcon, UsersIcon, XIcon } from './icons';
+import { BoardIcon, FolderIcon, InboxIcon, KeyboardIcon, LogOutIcon, PulseIcon, UsersIcon, XIcon } from './icons';
+import { NotificationBell } from './notification-bell';
 import { Skeleton } from './skeleton';
 
 function NavLink({ href, active, icon, children }: { href: string; active: boolean; icon: ReactNode; children: ReactNode }) {
@@ -86,6 +88,7 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
   const me = useMe();
   const pathname = usePathname();
   const projects = useProjects();
+  const waiting = useWaitingCount();
   const [help, setHelp] = useState(false);
 
   useEffect(() => {
@@ -115,6 +118,14 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
           <NavLink href="/projects" active={pathname === '/projects'} icon={<BoardIcon className="size-4" />}>
             Projects
           </NavLink>
+          <NavLink href="/inbox" active={pathname.startsWith('/inbox')} icon={<InboxIcon className="size-4" />}>
+            Inbox
+            {!!waiting.data && (
+              <span data-testid="nav-inbox-count" className="ml-auto rounded-full bg-indigo-100 px-1.5 text-[10px] font-semibold text-indigo-700">
+                {waiting.data}
+              </span>
+            )}
+          </NavLink>
           <NavLink href="/actors" active={pathname.startsWith('/actors')} icon={<UsersIcon className="size-4" />}>
             Agents &amp; people
           </NavLink>
@@ -136,9 +147,12 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
         <div className="border-t border-zinc-200 p-3">
           <div className="mb-2 flex items-center justify-between">
             <LiveBadge />
-            <button onClick={() => setHelp(true)} className="rounded p-1 text-zinc-400 hover:bg-zinc-200/60 hover:text-zinc-600" title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">
-              <KeyboardIcon className="size-3.5" />
-            </button>
+            <div className="flex items-center gap-0.5">
+              <NotificationBell />
+              <button onClick={() => setHelp(true)} className="rounded p-1 text-zinc-400 hover:bg-zinc-200/60 hover:text-zinc-600" title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">
+                <KeyboardIcon className="size-3.5" />
+              </button>
+            </div>
           </div>
           <div className="flex items-center gap-2">
             <ActorAvatar name={me.display_name} kind="human" size="md" />

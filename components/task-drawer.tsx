@@ -1,15 +1,17 @@
 'use client';
 
 import { useQueryClient } from '@tanstack/react-query';
+import Link from 'next/link';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { addCommentAction } from '@/lib/console/actions';
 import { uid, viaAction } from '@/lib/console/client/api';
 import { refreshTasks } from '@/lib/console/client/cache';
 import { useActors, useTask } from '@/lib/console/client/hooks';
+import { useLiveChanges } from '@/lib/console/client/live';
 import { useMoveTask, useUpdateTask, writeTool } from '@/lib/console/client/mutations';
 import { typingIn, useNow } from '@/lib/console/client/use-now';
 import { timeAgo, timeLeft, verbText } from '@/lib/console/format';
-import { PRIORITY_LABEL, STATUSES, STATUS_LABEL, type Actor, type Criterion, type TaskDetail, type TaskRow, type TaskStatus } from '@/lib/console/types';
+import { PRIORITY_LABEL, STATUSES, STATUS_LABEL, type Actor, type Criterion, type ReviewState, type TaskDetail, type TaskRow, type TaskStatus } from '@/lib/console/types';
 import { ActorAvatar } from './actor-avatar';
 import { useMe } from './console-providers';
 import { ClockIcon, CommentIcon, LinkIcon, LockIcon, PlusIcon, XIcon } from './icons';
@@ -120,6 +122,15 @@ function DrawerBody({ detail, onClose, onOpenTask }: { detail: TaskDetail; onClo
   const byId = actors.byId;
   const name = (id: string | null | undefined) => (id ? (byId.get(id)?.display_name ?? 'someone') : 'nobody');
   const leaseLive = !!t.lease && new Date(t.lease.expires_at).getTime() > now;
+  // a review answered (or any handoff about this project changing) re-reads the drawer
+  const handoffTimer = useRef<number | null>(null);
+  useLiveChanges((e) => {
+    if (e.object_type !== 'handoff' || e.project_id !== t.project_id || handoffTimer.current) return;
+    handoffTimer.current = window.setTimeout(() => {
+      handoffTimer.current = null;
+      void refreshTasks(qc, [t.id]);
+    }, 80);
+  });
 
   const link = async (input: Record<string, unknown>, touched: string[]) => {
     try {
@@ -209,6 +220,21 @@ function DrawerBody({ detail, onClose, onOpenTask }: { detail: TaskDetail; onClo
             <Prop label="Assignee">
               <AssigneeSelect value={t.assignee_actor_id} actors={actors.data ?? []} onChange={(v) => void update(t, { assignee_actor_id: v })} />
             </Prop>
+            <Prop label="Reviewer">
+              <AssigneeSelect
+                label="Reviewer"
+                testId="drawer-reviewer"
+                empty="No review needed"
+                value={t.reviewer_actor_id}
+                actors={actors.data ?? []}
+                onChange={(v) => void update(t, { reviewer_actor_id: v })}
+              />
+            </Prop>
+            {detail.review && (
+              <Prop label="Review">
+                <ReviewBadge review={detail.review} />
+              </Prop>
+            )}
             <Prop label="Due">
               <input
                 type="date"
@@ -422,6 +448,25 @@ function DrawerBody({ detail, onClose, onOpenTask }: { detail: TaskDetail; onClo
           </div>
         </Section>
 
+        {!!detail.handoffs?.length && (
+          <Section title={`Handoffs (${detail.handoffs.length})`} testId="drawer-handoffs" right={<Link href="/inbox" className="text-[11px] text-indigo-600 hover:underline">Inbox</Link>}>
+            <ul className="space-y-1">
+              {detail.handoffs.map((h) => (
+                <li key={h.id} className="flex items-center gap-2 rounded-md px-1.5 py-1 text-[13px] hover:bg-zinc-50" data-testid="drawer-handoff" data-status={h.status}>
+                  <span className="rounded bg-zinc-100 px-1 text-[10px] font-medium text-zinc-600 uppercase">{h.kind}</span>
+                  <span className="min-w-0 flex-1 truncate text-zinc-800">{h.title}</span>
+                  <span className="shrink-0 text-[11px] text-zinc-500">
+                    {h.from.display_name} → {h.to.map((a) => a.display_name).join(', ')}
+                  </span>
+                  <span className="shrink-0 text-[11px] text-zinc-400">
+                    {h.status === 'open' ? 'open' : h.status === 'claimed' ? `claimed by ${h.claimed_by?.display_name}` : `answered${h.response?.chosen_option ? `: ${h.response.chosen_option}` : ''}`}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          </Section>
+        )}
+
         <Comments detail={detail} actors={byId} now={now} />
 
         <Section title="Activity" testId="drawer-activity">
@@ -441,14 +486,45 @@ function DrawerBody({ detail, onClose, onOpenTask }: { detail: TaskDetail; onClo
   );
 }
 
-function AssigneeSelect({ value, actors, onChange }: { value: string | null; actors: Actor[]; onChange: (v: string | null) => void }) {
+/** Where the task's review stands: "waiting for Ada", "changes requested", "approved". */
+function ReviewBadge({ review }: { review: ReviewState }) {
+  const [text, tone] =
+    review.state === 'approved'
+      ? [`Approved by ${review.reviewer}`, 'text-emerald-700']
+      : review.state === 'changes_requested'
+        ? [`Changes requested by ${review.reviewer}`, 'text-rose-700']
+        : review.state === 'waiting'
+          ? [`Waiting for ${review.reviewer}`, 'text-amber-700']
+          : [`Not requested yet: moving to In review asks ${review.reviewer}`, 'text-zinc-500'];
+  return (
+    <p className={`flex min-h-7 items-center px-1.5 text-[13px] ${tone}`} data-testid="drawer-review" data-state={review.state} title={review.text ?? undefined}>
+      {text}
+    </p>
+  );
+}
+
+function AssigneeSelect({
+  value,
+  actors,
+  onChange,
+  label = 'Assignee',
+  testId = 'drawer-assignee',
+  empty = 'Unassigned',
+}: {
+  value: string | null;
+  actors: Actor[];
+  onChange: (v: string | null) => void;
+  label?: string;
+  testId?: string;
+  empty?: string;
+}) {
   const me = useMe();
   const current = actors.find((a) => a.id === value);
   return (
     <div className="flex items-center gap-1">
       {current ? <ActorAvatar name={current.display_name} kind={current.kind} size="xs" /> : <span className="size-4" />}
-      <select aria-label="Assignee" data-testid="drawer-assignee" value={value ?? ''} onChange={(e) => onChange(e.target.value || null)} className={selectCls}>
-        <option value="">Unassigned</option>
+      <select aria-label={label} data-testid={testId} value={value ?? ''} onChange={(e) => onChange(e.target.value || null)} className={selectCls}>
+        <option value="">{empty}</option>
         {actors.map((a) => (
           <option key={a.id} value={a.id}>
             {a.display_name}

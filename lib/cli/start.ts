@@ -94,10 +94,16 @@ async function serveWeb(req: http.IncomingMessage, res: http.ServerResponse, han
     }
     const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS';
     const body = hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined;
+    // a client that hangs up ends a waiting call (wait_seconds) instead of letting it run out
+    const gone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
     const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url}`, {
       method: req.method,
       headers,
       body,
+      signal: gone.signal,
       // @ts-expect-error Node's fetch needs duplex for a streamed request body
       duplex: 'half',
     });
@@ -158,6 +164,8 @@ export async function start(opts: StartOptions): Promise<{ close: () => Promise<
     void handle(req, res);
   });
   server.keepAliveTimeout = 65_000;
+  // inbox and task_claim hold a request for up to 60 s (wait_seconds): allow that with a margin
+  server.requestTimeout = 120_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
       reject(err.code === 'EADDRINUSE' ? new Error(`port ${opts.port} is in use: stop the other process or pass --port`) : err),

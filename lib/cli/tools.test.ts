@@ -9,6 +9,9 @@ describe('findTool', () => {
     expect(findTool(['task', 'create-many'])).toMatchObject({ tool: { name: 'task_create_many' }, used: 2 });
     expect(findTool(['register', 'actor'])).toMatchObject({ tool: { name: 'register_actor' } });
     expect(findTool(['task', 'explode'])).toBeNull();
+    expect(findTool(['notification', 'mark-read', '--all'])).toMatchObject({ tool: { name: 'notification_mark_read' }, used: 2 });
+    expect(findTool(['handoff', 'respond'])).toMatchObject({ tool: { name: 'handoff_respond' } });
+    expect(findTool(['inbox', '--wait-seconds', '30'])).toMatchObject({ tool: { name: 'inbox' }, used: 1 });
   });
 });
 
@@ -23,6 +26,24 @@ describe('parseToolArgs', () => {
     expect(parseToolArgs(getTool('task_update')!, ['PAY-3', '--patch', '{"status":"done"}']).input).toEqual({ task_id: 'PAY-3', patch: { status: 'done' } });
     expect(parseToolArgs(getTool('task_link')!, ['PAY-3', '--clear-parent']).input).toEqual({ task_id: 'PAY-3', clear_parent: true });
   });
+  it('takes a handoff id as the positional argument, and arrays and numbers for the inbox', () => {
+    const id = '11111111-2222-4333-8444-555555555555';
+    expect(parseToolArgs(getTool('handoff_claim')!, [id]).input).toEqual({ handoff_id: id });
+    expect(parseToolArgs(getTool('handoff_respond')!, [id, '--response', '{"chosen_option":"approve"}']).input).toEqual({
+      handoff_id: id,
+      response: { chosen_option: 'approve' },
+    });
+    expect(parseToolArgs(getTool('inbox')!, ['--ack', id, '--wait-seconds', '30', '--kinds', 'handoff']).input).toEqual({
+      ack: [id],
+      wait_seconds: 30,
+      kinds: ['handoff'],
+    });
+    expect(parseToolArgs(getTool('handoff_create')!, ['--to-actor-ids', 'me', '--title', 'Ship?', '--kind', 'approval']).input).toEqual({
+      to_actor_ids: ['me'],
+      title: 'Ship?',
+      kind: 'approval',
+    });
+  });
   it('refuses a second positional and a flag without a value', () => {
     expect(() => parseToolArgs(getTool('task_get')!, ['PAY-3', 'PAY-4'])).toThrow(/unexpected argument/);
     expect(() => parseToolArgs(getTool('task_get')!, ['--task-id'])).toThrow(/needs a value/);
@@ -36,5 +57,8 @@ describe('toolHelp', () => {
     expect(help).toContain('--lease-seconds');
     expect(help).toContain('BULLPEN_API_KEY');
     expect(toolHelp(getTool('task_create')!)).toMatch(/--title string \(required\)/);
+    expect(toolHelp(getTool('notification_mark_read')!)).toContain('bullpen notification mark-read [--flags]');
+    expect(toolHelp(getTool('handoff_claim')!)).toContain('bullpen handoff claim [HANDOFF_ID]');
+    expect(toolHelp(getTool('inbox')!)).toContain('--wait-seconds number');
   });
 });

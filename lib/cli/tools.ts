@@ -28,7 +28,7 @@ export function findTool(words: string[]): { tool: ToolDef; used: number } | nul
 /** The field a bare positional argument fills: the tool's main id. */
 function positionalField(tool: ToolDef): string | null {
   const keys = Object.keys(tool.input.shape);
-  return ['task_id', 'project_id', 'project', 'topic'].find((k) => keys.includes(k)) ?? null;
+  return ['task_id', 'handoff_id', 'project_id', 'project', 'topic'].find((k) => keys.includes(k)) ?? null;
 }
 
 function coerce(raw: string): unknown {
@@ -79,11 +79,17 @@ function typeOf(s: JsonSchema): string {
   return s.type ?? 'json';
 }
 
+/** How the command line spells a tool: `task claim`, `task create-many`, `notification mark-read`. */
+export function commandName(tool: ToolDef): string {
+  const [noun, ...verb] = tool.name.split('_');
+  return verb.length ? `${noun} ${verb.join('-')}` : noun;
+}
+
 export function toolHelp(tool: ToolDef): string {
   const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
   const pos = positionalField(tool);
   const lines = [
-    `bullpen ${tool.name.replace('_', ' ')}${pos ? ` [${pos.toUpperCase()}]` : ''} [--flags] [--json] [--soft-fail]`,
+    `bullpen ${commandName(tool)}${pos ? ` [${pos.toUpperCase()}]` : ''} [--flags] [--json] [--soft-fail]`,
     '',
     tool.description,
     '',
@@ -100,7 +106,7 @@ export function toolHelp(tool: ToolDef): string {
 export function toolsIndex(): string {
   const rooms = [...new Set(registry.map((t) => t.room))];
   return rooms
-    .map((room) => `  ${room.padEnd(10)} ${registry.filter((t) => t.room === room).map((t) => t.name.replace('_', ' ')).join(' · ')}`)
+    .map((room) => `  ${room.padEnd(10)} ${registry.filter((t) => t.room === room).map(commandName).join(' · ')}`)
     .join('\n');
 }
 
@@ -130,7 +136,11 @@ export async function runTool(tool: ToolDef, argv: string[], out = console): Pro
   let envelope: { ok: boolean; error?: { code: string; message: string; hint: string; retryable: boolean }; [k: string]: unknown };
   try {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base.replace(/\/$/, '')}/api/mcp`), { requestInit: { headers } }));
-    const res = (await client.callTool({ name: tool.name, arguments: input })) as { content: { type: string; text: string }[] };
+    // a waiting call holds for wait_seconds: give the request that long and a margin
+    const timeout = (typeof input.wait_seconds === 'number' ? input.wait_seconds * 1000 : 0) + 60_000;
+    const res = (await client.callTool({ name: tool.name, arguments: input }, undefined, { timeout })) as {
+      content: { type: string; text: string }[];
+    };
     envelope = JSON.parse(res.content[0].text);
   } catch (err) {
     const message = (err as Error).message;

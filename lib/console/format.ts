@@ -51,6 +51,12 @@ export function verbText(verb: string): string {
     'actor.registered': 'joined',
     'actor.signed_in': 'signed in',
     'comment.added': 'commented',
+    'handoff.created': 'sent a handoff',
+    'handoff.claimed': 'claimed a handoff',
+    'handoff.responded': 'answered a handoff',
+    'handoff.resolved': 'resolved a handoff',
+    'inbox.acked': 'acknowledged inbox items',
+    'notification.read': 'read notifications',
   };
   return map[verb] ?? verb.replace(/[._]/g, ' ');
 }

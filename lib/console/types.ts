@@ -1,6 +1,6 @@
 import type { TaskGetOutput } from '../core/tasks';
 import type { ActorRow, CommentRow, ProjectListRow, TaskActivityEntry, TaskRow } from '../core/rows';
-import { TASK_STATUSES } from '../core/vocabulary';
+import { HANDOFF_KINDS, HANDOFF_STATUSES, TASK_STATUSES } from '../core/vocabulary';
 import type { ChangeEvent } from '../db/types';
 
 /**
@@ -35,6 +35,11 @@ export type TaskComment = CommentRow;
 export type TaskActivity = TaskActivityEntry;
 /** task_get's answer (without the optional brief the console does not ask for). */
 export type TaskDetail = Omit<TaskGetOutput, 'brief'>;
+
+export type { HandoffRow as Handoff, InboxItem, NotificationRow as Notification, ReviewState } from '../core/rows';
+export const HANDOFF_KIND_LIST = HANDOFF_KINDS;
+export type HandoffKind = (typeof HANDOFF_KINDS)[number];
+export type HandoffStatus = (typeof HANDOFF_STATUSES)[number];
 
 /** A change event as the feed delivers it (ids only). */
 export type LiveEvent = ChangeEvent;

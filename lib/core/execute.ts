@@ -5,6 +5,7 @@ import { toolError, type ToolError } from './errors';
 import { AliasCollision, canonicalJson, resolveMe, snakeKeys } from './normalize';
 import { getTool, registry } from './registry';
 import type { ToolContext, ToolDef } from './tool';
+import { waitingCall } from './wait';
 
 export type Envelope = ({ ok: true } & Record<string, unknown>) | { ok: false; error: ToolError };
 
@@ -124,11 +125,21 @@ export async function execute(ctx: ToolContext, name: string, rawInput: unknown)
     if (tool.run) {
       return { ok: true, ...((await tool.run(args as never, { ...ctx, registry })) as Record<string, unknown>) };
     }
+    let waitSeconds = 0;
+    if (tool.wait && 'wait_seconds' in args) {
+      const { wait_seconds, ...rest } = args;
+      waitSeconds = Number(wait_seconds ?? 0);
+      args = rest;
+    }
     if (tool.kind === 'write' && args.idempotency_key === undefined && tool.idempotency === 'derived') {
       args = { ...args, idempotency_key: derivedKey(tool, args, ctx) };
     }
-    const result = (await ctx.db.call(ctx.claims, tool.name, args)) as Record<string, unknown> | null;
-    return { ok: true, ...(result ?? {}) };
+    const run = async (a: Record<string, unknown>) =>
+      ((await ctx.db.call(ctx.claims, tool.name, a)) as Record<string, unknown> | null) ?? {};
+    if (tool.wait && waitSeconds > 0) {
+      return { ok: true, ...(await waitingCall(ctx.db, ctx.claims, tool.wait, waitSeconds, args, run, ctx.signal)) };
+    }
+    return { ok: true, ...(await run(args)) };
   } catch (err) {
     return { ok: false, error: mapDbError(err) };
   }

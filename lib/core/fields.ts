@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ACTOR_KINDS, PROJECT_STATUSES, TASK_STATUSES } from './vocabulary';
+import { ACTOR_KINDS, PROJECT_STATUSES, TASK_STATUSES, HANDOFF_KINDS, HANDOFF_STATUSES, INBOX_ITEM_KINDS } from './vocabulary';
 
 /** Shared field schemas. Descriptions here reach every tool's JSON Schema. */
 
@@ -48,6 +48,12 @@ export const projectStatus = z.enum(PROJECT_STATUSES);
 
 export const actorKind = z.enum(ACTOR_KINDS);
 
+export const handoffKind = z.enum(HANDOFF_KINDS);
+
+export const handoffStatus = z.enum(HANDOFF_STATUSES);
+
+export const inboxItemKind = z.enum(INBOX_ITEM_KINDS);
+
 export const priority = z.number().int().min(0).max(4).describe('0 = most urgent … 4 = least; default 2');
 
 export const label = z.string().min(1).max(64);
@@ -58,3 +64,10 @@ export const criterion = z.union([
 ]);
 
 export const acceptanceCriteria = z.array(criterion).max(50).describe('checklist: [{text, met}] or plain strings (unmet)');
+
+/** Waiting instead of polling: shared by inbox and task_claim. */
+export const waitSeconds = z
+  .number()
+  .min(0)
+  .max(60)
+  .describe('when nothing is there yet, hold up to this many seconds and return as soon as something arrives (0 = answer now)');

@@ -207,7 +207,7 @@ export const GLOSSARY: readonly { term: string; definition: string }[] = [
   {
     term: 'Gate',
     definition:
-      'A condition checked before a task may move to `done`. Today: acceptance criteria. Evidence and reviewer gates arrive with the repositories & code and handoffs rooms.',
+      'A condition checked before a task may move to `done`: acceptance criteria, and the reviewer\'s approval when the task has a `reviewer_actor_id`. The evidence gate arrives with the repositories & code room.',
   },
   {
     term: 'Claim',
@@ -282,7 +282,7 @@ export const GLOSSARY: readonly { term: string; definition: string }[] = [
   {
     term: 'Handoff',
     definition:
-      'An explicit request for another actor to act (review, answer, take over), tracked until resolved. Arrives with the handoffs & inbox room.',
+      'An explicit request for other actors to act (take over, answer, review, collaborate, approve), tracked open → claimed → responded → resolved. See `handoffs`.',
   },
   {
     term: 'Decision',
@@ -334,7 +334,7 @@ Read the answer before doing anything else:
 - \`pool.ready\` is how many tasks you could claim right now.
 - \`projects\` lists the active projects.
 - \`delta\` is what others did since you last looked: \`count\`, \`by_verb\` and the 15 most recent items.
-- \`inbox\` stays empty until the handoffs & inbox room arrives.
+- \`inbox\` holds the top items waiting for you (handoffs to you, answers to yours, unread notifications) and \`inbox_count\` how many; see \`handoffs\`.
 - \`hints.next\` is a concrete next call, \`{tool, arguments, why}\`. When you have no better plan, make exactly that call.
 
 \`whoami\` also moves your last-seen marker forward, so the next delta starts from now.
@@ -674,44 +674,56 @@ Then read the most recent hit with \`task_get\` and reuse its \`## How to\` sect
 `;
 
 const HANDOFFS = `
-# Handoffs
+# Handoffs and your inbox
 
-A handoff passes something to another actor and expects them to act: review my change, answer this question, take over this task. It names who must act and stays tracked until resolved.
+A handoff passes something to other actors and expects one of them to act: take over this work, answer this question, review this task, approve this plan. Recipients may be agents or people; the console shows people the same inbox you read.
 
-## Coming with the handoffs & inbox room
-- \`handoff_create\`: hand a piece of work or a question to another actor.
-- \`handoff_claim\`: take a handoff meant for you.
-- \`handoff_respond\`: answer it.
-- \`handoff_resolve\`: close it.
-- \`handoff_query\`: list handoffs.
-- \`inbox\`: what is waiting for you. The \`inbox\` field of \`whoami\` stays empty until this room arrives.
-
-The reviewer gate, where a task with \`reviewer_actor_id\` needs that reviewer's sign-off before \`done\`, arrives with this room too. None of these tools can be called yet.
-
-## Meanwhile, use tasks themselves
-
-**Give a task to a specific actor.** Find one with \`actor_query\` (e.g. \`{"capability": "database"}\`), then leave \`in_progress\`, which clears your lease, and assign in the same call, with the context written into the body:
+## Ask
+Call \`handoff_create\` with the recipients (actor ids from \`actor_query\`, or \`"me"\`):
 
 \`\`\`json
-{ "tool": "task_update", "arguments": { "task_id": "PA-12", "patch": { "status": "todo", "assignee_actor_id": "<actor uuid>", "body": "<existing body>\\n\\n## Handoff\\nNeeds a schema migration (I lack DB access). Migration sketch in Findings. Done when refunds table has amount_cents." } } }
+{ "tool": "handoff_create", "arguments": { "to_actor_ids": ["<actor uuid>"], "kind": "question", "title": "Which currency do refunds use?", "body": "PA-12 needs it. Options below.", "options": ["EUR", "USD"], "related_task_id": "PA-12" } }
 \`\`\`
 
-**Hand back to anyone.** Use \`task_release\` with a note. The task returns to the pool unassigned.
+- \`kind\`: \`handoff\` (take this over), \`question\`, \`review\`, \`collab\`, \`approval\`. \`review\` offers \`approve\` / \`request_changes\`, \`approval\` offers \`approve\` / \`reject\` unless you give \`options\`.
+- \`allow_free_text: false\` forces an answer from \`options\`.
+- Retrying is safe: a live handoff with the same fingerprint (sender, recipients, kind, title, related object, or your own \`fingerprint\`) comes back with \`deduped: true\` instead of a second copy.
+- Read the answer with \`handoff_query\` \`{"direction": "from_me"}\`, or wait for it in your inbox (a \`response\` item). Close it with \`handoff_resolve\` once you have used it.
 
-**Ask for review.** Set \`reviewer_actor_id\` and move the task to \`in_review\`, with a \`## Review request\` section in the body saying what to check. Humans see \`in_review\` on the board.
+## Answer
+1. \`handoff_claim\` \`{"handoff_id": …}\` so other recipients do not work it too. \`CONFLICT\` says who holds it since when: leave it to them.
+2. Do the work.
+3. \`handoff_respond\` \`{"handoff_id": …, "response": {"chosen_option": "EUR", "text": "per the pricing doc"}}\`. The option must be one of \`options\`; text only where free text is allowed. \`result_ref\` points at what you produced.
+
+Only recipients claim and answer; only the sender or the recipient who claimed it resolves (\`FORBIDDEN\` otherwise).
+
+## Your inbox: ack after act
+\`\`\`json
+{ "tool": "inbox", "arguments": { "wait_seconds": 30 } }
+\`\`\`
+
+\`items\` holds open handoffs addressed to you (\`kind: "handoff"\`), answers to handoffs you sent (\`"response"\`) and your unread notifications (\`"notification"\`: @mentions, assignments, a task of yours that became unblocked, a review answered). Act on an item first, then acknowledge it on your next call:
 
 \`\`\`json
-{ "tool": "task_update", "arguments": { "task_id": "PA-12", "patch": { "status": "in_review", "reviewer_actor_id": "<actor uuid>", "body": "<existing body>\\n\\n## Review request\\nCheck rounding in the refund path. PR <url>." } } }
+{ "tool": "inbox", "arguments": { "ack": ["<item id>"], "wait_seconds": 30 } }
 \`\`\`
 
-**Ask a question you cannot proceed without.** Move the task to \`blocked\` and put the question under \`## Question\` in the body. A human sees it on the board and moves it back to \`todo\` with the answer.
+An item you never acked comes back on the next call, so crashing between reading and acting loses nothing. An acked item never comes back; acking twice is harmless. \`kinds\` narrows what comes back.
 
-**Pick up what was handed to you.** Check \`open_tasks\` in \`whoami\`, or \`task_query\` with \`{"assignee_actor_id": "me", "status": ["todo", "in_progress"]}\`. Claim with \`task_id\` before you start.
+**Wait instead of polling.** With \`wait_seconds\` (up to 60) an empty inbox holds the call and returns as soon as something arrives for you, or empty at the timeout. \`task_claim\` takes \`wait_seconds\` too and returns when ready work appears. Keep \`wait_seconds\` below your client's request timeout. Loop on these instead of sleeping.
+
+\`whoami\` shows the top inbox items and \`inbox_count\`; when a handoff waits for you, \`hints.next\` is the \`handoff_claim\` to make.
+
+## Reviews
+A task with \`reviewer_actor_id\` cannot be \`done\` until that reviewer approves. When the task goes \`in_progress\` or \`in_review\`, the reviewer gets one \`review\` handoff (never a second copy). \`done\` before the approval fails with \`GATE_UNMET\` naming the review and the \`handoff_respond\` call that satisfies it. \`request_changes\` (with \`text\`) sends the task back to \`in_progress\` for its assignee and adds the text as a comment; fix it, move it to \`in_review\` and a new review is requested. Clearing \`reviewer_actor_id\` removes the gate.
+
+## Notifications
+\`notification_query\` lists your notifications (nobody else can read them); \`notification_mark_read\` \`{"ids": […]}\` or \`{"all": true}\` returns how many it marked.
 
 ## Writing a good handoff
-- One clear ask, addressed to one actor.
+- One clear ask. Address the actors who can act; several recipients race and one claims.
 - Everything needed to act without asking you back: refs, paths, commands, what you tried, what failed.
-- What "done" looks like.
+- What "done" looks like, and \`due_at\` when it matters.
 `;
 
 const GIT_AND_REPOS = `
@@ -798,16 +810,16 @@ Update the task body at each milestone with a short \`## Progress\` section: wha
 whoami
 n = 1
 loop:
-  r = task_claim { project_id?, label?, idempotency_key: "<run>:claim-<n>" }; n += 1
+  i = inbox { ack: <ids acted on last round>, wait_seconds: 0 }   -> answer handoffs first
+  r = task_claim { project_id?, label?, idempotency_key: "<run>:claim-<n>", wait_seconds: 50 }; n += 1
   if not r.claimed:
-      wait (start at 1 minute, double up to ~15 minutes)
-      whoami  -> if pool.ready == 0 and nothing changed, keep waiting or stop
+      inbox { wait_seconds: 50 }   -> holds until something arrives for you
       continue
   task_get -> work -> renew lease at half-time -> task_update (done / in_review) or task_release
 \`\`\`
 
 Pacing rules:
-- When idle, do not call more than about once a minute, and back off further while nothing changes. \`pool.ready\` in \`whoami\` is the cheap signal.
+- When idle, wait with \`wait_seconds\` on \`task_claim\` or \`inbox\` instead of sleeping and polling: the call returns the moment work or a message arrives. Without it, call no more than about once a minute.
 - On \`BUSY\` or \`UNAVAILABLE\`, back off before retrying (see \`errors-and-recovery\`).
 - Stop after repeated identical failures. Do not spin.
 
@@ -1014,7 +1026,7 @@ export const GUIDE_TOPICS: readonly GuideTopic[] = [
   topic(
     'handoffs',
     'Handoffs',
-    'Passing work, reviews and questions to another actor; what to do until the handoffs & inbox room arrives.',
+    'Passing work, questions, reviews and approvals to other actors; the inbox, ack after act, and waiting instead of polling.',
     HANDOFFS,
   ),
   topic(

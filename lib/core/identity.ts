@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
 import { actorKind, cursor, idempotencyKey, limit } from './fields';
-import { activityEntry, actorRow, id, nextCursor, projectStub, taskRow, timestamp, untilRoom, writeResult } from './rows';
+import { activityEntry, actorRow, id, inboxCounts, inboxItem, nextCursor, projectStub, taskRow, timestamp, writeResult } from './rows';
 
 export const whoamiInput = z.strictObject({
   include: z
@@ -26,8 +26,9 @@ export const whoamiOutput = z.strictObject({
       .describe('a concrete next call'),
   }),
   open_tasks: z.array(taskRow).optional().describe('yours, in_progress first (up to 25)'),
-  inbox: untilRoom('handoffs').optional(),
-  inbox_count: z.literal(0).optional(),
+  inbox: z.array(inboxItem).max(5).optional().describe('the five oldest items waiting for you (inbox returns them all)'),
+  inbox_count: z.number().int().nonnegative().optional().describe('how many items wait in your inbox'),
+  inbox_counts: inboxCounts.optional(),
   projects: z.array(projectStub).optional().describe('planned and active projects (up to 20)'),
   delta: z
     .strictObject({

@@ -1,5 +1,6 @@
 import { commentTools } from './comments';
 import { guideTools } from './guide';
+import { handoffTools } from './handoffs';
 import { identityTools } from './identity';
 import { projectTools } from './projects';
 import { taskTools } from './tasks';
@@ -11,6 +12,7 @@ export const registry: readonly ToolDef[] = [
   ...projectTools,
   ...taskTools,
   ...commentTools,
+  ...handoffTools,
   ...guideTools,
 ] as readonly ToolDef[];
 

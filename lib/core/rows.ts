@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { actorKind, projectStatus, taskStatus } from './fields';
+import { actorKind, handoffKind, handoffStatus, projectStatus, taskStatus } from './fields';
 
 /**
  * The shapes the RPCs answer with, written once. Tool outputs (the `output` beside each `input`)
@@ -18,6 +18,9 @@ export const date = z.iso.date();
 const count = z.number().int().nonnegative();
 
 export const nextCursor = z.string().nullable().describe('pass back as cursor for the next page; null on the last page');
+
+/** Added by the executor to the answer of a call made with wait_seconds. */
+export const waitedMs = z.number().int().nonnegative().optional().describe('with wait_seconds: how long the call held, in ms');
 
 /** A list that stays empty until the room that fills it arrives. */
 export const untilRoom = (room: string) => z.array(z.never()).max(0).describe(`empty until the ${room} room arrives`);
@@ -251,6 +254,101 @@ export const activityFeedPage = z.strictObject({
 });
 
 // ---------------------------------------------------------------------------------------------
+// Coordination: handoffs, notifications, the inbox, reviews
+// ---------------------------------------------------------------------------------------------
+
+/** bullpen.handoff_actor: how a handoff names its people. */
+export const actorStub = z.strictObject({ id, display_name: z.string(), kind: actorKind }).meta({ id: 'ActorStub' });
+
+/** bullpen.handoff_json */
+export const handoffRow = z
+  .strictObject({
+    id,
+    kind: handoffKind,
+    title: z.string(),
+    body: z.string(),
+    options: z.array(z.string()).describe('answers to choose from; empty for a free-text answer'),
+    allow_free_text: z.boolean(),
+    due_at: timestamp.nullable(),
+    related_task_id: id.nullable(),
+    related_task_ref: z.string().nullable().describe('KEY-N of the related task'),
+    related_project_id: id.nullable(),
+    from_actor_id: id,
+    from: actorStub,
+    to: z.array(actorStub).describe('the recipients'),
+    status: handoffStatus,
+    claimed_by_actor_id: id.nullable(),
+    claimed_by: actorStub.nullable(),
+    claimed_at: timestamp.nullable(),
+    response: z
+      .looseObject({ chosen_option: z.string().optional(), text: z.string().optional(), result_ref: z.string().optional() })
+      .nullable()
+      .describe('the answer as given: {chosen_option?, text?, result_ref?, …} (other fields kept as sent)'),
+    responded_by_actor_id: id.nullable(),
+    responded_by: actorStub.nullable(),
+    responded_at: timestamp.nullable(),
+    resolution: z.enum(['processed', 'cancelled']).nullable(),
+    resolution_note: z.string().nullable(),
+    resolved_by_actor_id: id.nullable(),
+    resolved_at: timestamp.nullable(),
+    fingerprint: z.string().describe('live duplicates with the same fingerprint are not created twice'),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'Handoff', description: 'A work request between actors: open → claimed → responded → resolved.' });
+export type HandoffRow = z.infer<typeof handoffRow>;
+
+/** bullpen.notification_json: readable by its recipient alone. */
+export const notificationRow = z
+  .strictObject({
+    id,
+    kind: z.string().describe('handoff.received, handoff.responded, review.requested, review.approved, review.changes_requested, comment.mentioned, task.assigned, task.unblocked'),
+    title: z.string(),
+    body: z.string(),
+    actor_id: id.nullable().describe('who caused it'),
+    actor: z.string().nullable(),
+    project_id: id.nullable(),
+    task_id: id.nullable(),
+    task_ref: z.string().nullable(),
+    handoff_id: id.nullable(),
+    comment_id: id.nullable(),
+    created_at: timestamp,
+    read_at: timestamp.nullable(),
+  })
+  .meta({ id: 'Notification', description: 'A notice to one actor.' });
+export type NotificationRow = z.infer<typeof notificationRow>;
+
+const inboxItemBase = { id: id.describe('what you pass in ack'), at: timestamp, summary: z.string() };
+
+/** One item of the inbox (bullpen.inbox_collect). */
+export const inboxItem = z
+  .discriminatedUnion('kind', [
+    z.strictObject({ ...inboxItemBase, kind: z.literal('handoff').describe('addressed to you'), handoff: handoffRow }),
+    z.strictObject({ ...inboxItemBase, kind: z.literal('response').describe('the answer to one you sent'), handoff: handoffRow }),
+    z.strictObject({ ...inboxItemBase, kind: z.literal('notification'), notification: notificationRow }),
+  ])
+  .meta({ id: 'InboxItem' });
+export type InboxItem = z.infer<typeof inboxItem>;
+
+export const inboxCounts = z
+  .strictObject({ handoff: count, response: count, notification: count })
+  .describe('everything waiting, by kind')
+  .meta({ id: 'InboxCounts' });
+
+/** bullpen.review_state: where a task's review stands; null when the task has no reviewer. */
+export const reviewState = z
+  .strictObject({
+    state: z.enum(['not_requested', 'waiting', 'changes_requested', 'approved']),
+    reviewer_actor_id: id,
+    reviewer: z.string(),
+    handoff_id: id.nullable().describe('the review handoff that decides the gate'),
+    text: z.string().nullable().describe("the reviewer's text"),
+    responded_at: timestamp.nullable(),
+  })
+  .meta({ id: 'ReviewState' });
+export type ReviewState = z.infer<typeof reviewState>;
+
+// ---------------------------------------------------------------------------------------------
 // The project brief (project_brief, and task_get with include:["brief"])
 // ---------------------------------------------------------------------------------------------
 
@@ -270,7 +368,7 @@ export const projectBrief = z
     }),
     tasks: taskCounts,
     top_open_tasks: z.array(taskRow),
-    open_handoffs: untilRoom('coordination'),
+    open_handoffs: z.array(handoffRow).describe('handoffs about the project and its tasks, not resolved, newest 10'),
     recent_decisions: untilRoom('memory'),
     knowledge: untilRoom('memory'),
     repositories: untilRoom('provenance'),

@@ -13,19 +13,23 @@ import {
   projectRef,
   taskRef,
   taskStatus,
+  waitSeconds,
 } from './fields';
 import {
   commentRow,
   doneGate,
+  handoffRow,
   id,
   nextCursor,
   projectBrief,
   projectContext,
+  reviewState,
   taskActivityEntry,
   taskFull,
   taskRow,
   timestamp,
   untilRoom,
+  waitedMs,
   writeResult,
 } from './rows';
 
@@ -161,7 +165,8 @@ export const taskGetOutput = z.strictObject({
   parent: taskRow.nullable(),
   comments: z.array(commentRow).describe('the thread, oldest first'),
   activity: z.array(taskActivityEntry).describe('the timeline, newest first (up to 100)'),
-  handoffs: untilRoom('coordination'),
+  handoffs: z.array(handoffRow).describe('handoffs about the task that are not resolved, newest first'),
+  review: reviewState.nullable().describe('where the review stands; null without a reviewer'),
   decisions: untilRoom('memory'),
   notes: untilRoom('memory'),
   code_refs: untilRoom('provenance'),
@@ -196,6 +201,7 @@ export const taskClaimInput = z.strictObject({
   label: label.optional(),
   lease_seconds: z.number().int().min(60).max(86_400).optional().describe('default 3600'),
   repository_ids: z.array(z.guid()).max(20).optional(),
+  wait_seconds: waitSeconds.optional(),
   idempotency_key: idempotencyKey.optional(),
 });
 export type TaskClaimInput = z.infer<typeof taskClaimInput>;
@@ -207,11 +213,13 @@ export const taskClaimOutput = z.discriminatedUnion('claimed', [
     task: taskFull,
     lease_expires_at: timestamp,
     project_context: projectContext,
+    waited_ms: waitedMs,
   }),
   writeResult({
     claimed: z.literal(false),
     reason: z.enum(['pool_empty', 'no_match']),
     hint: z.string(),
+    waited_ms: waitedMs,
   }),
 ]);
 export type TaskClaimOutput = z.infer<typeof taskClaimOutput>;
@@ -329,11 +337,13 @@ export const taskTools = [
       'unassigned or yours (filters: project_id, label, repository_ids), set it in_progress and lease it (default ' +
       '3600 s). With task_id: claim exactly that task; re-claiming your own extends the lease. Returns {claimed:true, ' +
       'task, lease_expires_at, project_context}, or {claimed:false, reason} when nothing is ready. Renew before the ' +
-      'lease expires: an expired lease is claimable by anyone at once. Pass idempotency_key to make a retry safe.',
+      'lease expires: an expired lease is claimable by anyone at once. Pass idempotency_key to make a retry safe. ' +
+      'wait_seconds (≤ 60) holds an empty answer until ready work appears, instead of polling.',
     input: taskClaimInput,
     output: taskClaimOutput,
     kind: 'write',
     idempotency: 'explicit',
+    wait: { topic: 'work', empty: (r) => r.claimed === false && r.reason === 'pool_empty' },
   }),
   defineTool({
     name: 'task_release',

@@ -1,10 +1,11 @@
 import type { z } from 'zod';
 import type { Claims, Db } from '../db/types';
+import type { WaitSpec } from './wait';
 
-export type Room = 'identity' | 'projects' | 'tasks' | 'comments' | 'guide';
+export type Room = 'identity' | 'projects' | 'tasks' | 'comments' | 'handoffs' | 'guide';
 
-/** What a tool needs at run time besides its input. */
-export type ToolContext = { db: Db; claims: Claims };
+/** What a tool needs at run time besides its input. signal ends a waiting call early (client gone). */
+export type ToolContext = { db: Db; claims: Claims; signal?: AbortSignal };
 
 /** What a tool answered without the database (`run`) sees: the caller, and the registry itself. */
 export type RunContext = Omit<ToolContext, 'db'> & { db?: Db; registry: readonly ToolDef[] };
@@ -40,6 +41,11 @@ export type ToolDef<S extends z.ZodObject = z.ZodObject, O extends z.ZodType = z
   destructive?: boolean;
   /** Same input, same effect: safe to repeat. */
   idempotent?: boolean;
+  /**
+   * The tool takes wait_seconds: when its answer is empty it holds until the change feed reports
+   * something relevant (see lib/core/wait.ts), instead of the caller polling.
+   */
+  wait?: WaitSpec;
   /** Tools answered without the database (guide). */
   run?: (input: z.infer<S>, ctx: RunContext) => z.input<O> | Promise<z.input<O>>;
 };

@@ -9,3 +9,10 @@ export const TASK_STATUSES = ['backlog', 'todo', 'in_progress', 'in_review', 'bl
 export const PROJECT_STATUSES = ['planned', 'active', 'paused', 'completed', 'archived'] as const;
 
 export const ACTOR_KINDS = ['agent', 'human', 'service'] as const;
+
+/** Handoff kinds and life cycle (the SQL check constraints on handoffs list the same words). */
+export const HANDOFF_KINDS = ['handoff', 'question', 'review', 'collab', 'approval'] as const;
+export const HANDOFF_STATUSES = ['open', 'claimed', 'responded', 'resolved'] as const;
+
+/** What an inbox item is: a handoff to you, the answer to one you sent, or a notification. */
+export const INBOX_ITEM_KINDS = ['handoff', 'response', 'notification'] as const;

@@ -102,7 +102,7 @@ export async function handleMcp(req: Request): Promise<Response> {
     return jsonRpcError(400, -32700, 'parse error: body is not JSON', cors);
   }
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  const server = createMcpServer({ db, claims: identity.claims });
+  const server = createMcpServer({ db, claims: identity.claims, signal: req.signal });
   await server.connect(transport);
   const res = await transport.handleRequest(req, { parsedBody: parsed });
   for (const [k, v] of Object.entries(cors)) res.headers.set(k, v);

@@ -26,7 +26,8 @@ The loop:
 2. Orient on a project with project_brief (or task_get with include:["brief"]).
 3. task_claim to take ready work atomically under a lease; never work a task you have not claimed. Renew long work by claiming the same task_id again before the lease ends.
 4. Keep the task true: task_update for status, acceptance criteria and findings; task_create / task_create_many for new work, with depends_on.
-5. Finish with task_update status "done" (criteria met), or task_release with a note if you stop.
+5. Finish with task_update status "done" (criteria met, reviewer approved), or task_release with a note if you stop.
+Handoffs: handoff_create asks other actors (question, review, approval…); inbox lists what waits for you. Ack after act: act on an item, then pass its id in inbox ack; unacked items come back. When idle, call inbox or task_claim with wait_seconds (≤ 60) instead of polling: the call returns as soon as something arrives.
 Errors come back as {ok:false, error:{code, message, hint, retryable}}: follow the hint. guide() is the manual; guide({topic:"the-loop"}) first.`;
 
 export type ToolListOptions = {
@@ -113,8 +114,10 @@ export function createMcpServer(ctx: ToolContext): Server {
     { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS, jsonSchemaValidator: validator },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools() }));
-  server.setRequestHandler(callToolRequest, async (req) => {
-    return callToolResult(await execute(ctx, req.params.name, req.params.arguments ?? {}));
+  server.setRequestHandler(callToolRequest, async (req, extra) => {
+    // a waiting call (wait_seconds) ends early when the client cancels or goes away
+    const signal = ctx.signal ? AbortSignal.any([ctx.signal, extra.signal]) : extra.signal;
+    return callToolResult(await execute({ ...ctx, signal }, req.params.name, req.params.arguments ?? {}));
   });
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: STATIC_RESOURCES }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({

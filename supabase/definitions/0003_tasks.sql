@@ -1017,7 +1017,7 @@ begin
       'by_verb', coalesce((select jsonb_object_agg(verb, n) from (
           select y.verb, count(*) n from (
             select ac.verb from public.activity ac
-             where ac.tenant_id = bullpen.tenant_id() and ac.actor_id is distinct from v_me
+             where ac.tenant_id = bullpen.tenant_id() and ac.actor_id is distinct from v_me and ac.verb <> 'inbox.changed'
                and ac.at > coalesce(v_actor.last_seen_at, '-infinity')
              order by ac.id desc limit 500) y group by y.verb) v), '{}'),
       'recent', coalesce(jsonb_agg(jsonb_build_object('seq', x.id, 'verb', x.verb, 'summary', x.summary,
@@ -1026,7 +1026,7 @@ begin
       into v_delta
       from (select ac.*, a.display_name as actor, row_number() over (order by ac.id desc) rn
               from (select * from public.activity ac
-                     where ac.tenant_id = bullpen.tenant_id() and ac.actor_id is distinct from v_me
+                     where ac.tenant_id = bullpen.tenant_id() and ac.actor_id is distinct from v_me and ac.verb <> 'inbox.changed'
                        and ac.at > coalesce(v_actor.last_seen_at, '-infinity')
                      order by ac.id desc limit 500) ac
               left join public.actors a on a.tenant_id = ac.tenant_id and a.id = ac.actor_id) x;

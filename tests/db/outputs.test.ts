@@ -91,6 +91,36 @@ describe('output contracts', () => {
     ok(await t.agent.call('guide', { topic: 'the-loop' }));
   });
 
+  it('coordination: handoffs in every state, a review with its task, the inbox with all three kinds, notifications, waits', async () => {
+    const q = ok(await t.agent.call('handoff_create', { to_actor_ids: [other.id, 'me'], title: 'Which region?', kind: 'question', options: ['eu', 'us'], related_project_id: 'PAY', due_at: '2030-01-01T00:00:00Z' }));
+    expect(ok(await t.agent.call('handoff_create', { to_actor_ids: [other.id], title: 'Which region?', fingerprint: q.handoff.fingerprint })).deduped).toBe(true);
+    ok(await other.call('handoff_claim', { handoff_id: q.handoff_id }));
+    expect(ok(await other.call('handoff_claim', { handoff_id: q.handoff_id, idempotency_key: 'again' })).already_yours).toBe(true);
+    ok(await other.call('handoff_respond', { handoff_id: q.handoff_id, response: { chosen_option: 'eu', text: 'latency', extra: [1] } }));
+    const rev = ok(await t.human.call('task_create', { project_id: 'PAY', title: 'reviewed', reviewer_actor_id: other.id }));
+    ok(await t.agent.call('task_claim', { task_id: rev.task_id }));
+    const review = ok(await other.call('handoff_query', { direction: 'to_me', type: ['review'], limit: 1 }));
+    ok(await other.call('handoff_query', { direction: 'any', limit: 1, cursor: review.next_cursor ?? undefined }));
+    ok(await t.agent.call('task_get', { task_id: rev.task_id }));
+    ok(await t.agent.call('task_update', { task_id: rev.task_id, patch: { status: 'in_review' } }));
+    ok(await other.call('handoff_respond', { handoff_id: review.handoffs[0].id, response: { chosen_option: 'request_changes', text: 'more tests' } }));
+    ok(await t.agent.call('task_get', { task_id: rev.task_id }));
+    ok(await t.agent.call('project_brief', { project: 'PAY' }));
+    ok(await t.agent.call('comment_add', { object_type: 'task', object_id: rev.task_id, body: 'see @other' }));
+    ok(await t.human.call('handoff_create', { to_actor_ids: [t.agent.id], title: 'Take over the docs', kind: 'handoff' }));
+    ok(await t.human.call('comment_add', { object_type: 'project', object_id: 'PAY', body: 'over to you', mentions: [t.agent.id] }));
+    const box = ok(await t.agent.call('inbox', {}));
+    expect(new Set(box.items.map((i: { kind: string }) => i.kind))).toEqual(new Set(['handoff', 'response', 'notification']));
+    ok(await t.agent.call('whoami'));
+    ok(await t.agent.call('inbox', { ack: box.items.map((i: { id: string }) => i.id), wait_seconds: 0.2, kinds: ['handoff'] }));
+    ok(await t.agent.call('handoff_resolve', { handoff_id: q.handoff_id, note: 'thanks' }));
+    const notes = ok(await other.call('notification_query', { unread_only: true, limit: 1 }));
+    ok(await other.call('notification_query', { cursor: notes.next_cursor }));
+    ok(await other.call('notification_mark_read', { ids: [notes.notifications[0].id] }));
+    ok(await other.call('notification_mark_read', { all: true }));
+    ok(await other.call('task_claim', { project_id: 'EMP', wait_seconds: 0.2 }));
+  });
+
   it('leaves no tool of the registry unchecked', () => {
     expect(registry.map((x) => x.name).filter((name) => !called.has(name))).toEqual([]);
   });

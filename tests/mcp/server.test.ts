@@ -62,7 +62,7 @@ describe('tools/list', () => {
   it('advertises every registry tool with a strict JSON Schema and annotations', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(registry.map((t) => t.name).sort());
-    expect(tools).toHaveLength(19);
+    expect(tools).toHaveLength(27);
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');
       expect((t.inputSchema as { additionalProperties?: unknown }).additionalProperties, t.name).toBe(false);

@@ -18,6 +18,8 @@ export const keys = {
   actors: ['actors'] as const,
   overview: ['actors-overview'] as const,
   activity: ['activity'] as const,
+  handoffs: ['handoffs'] as const,
+  notifications: ['notifications'] as const,
 };
 
 export type Column = { rows: TaskRow[]; next_cursor: string | null };
