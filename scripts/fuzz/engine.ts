@@ -146,6 +146,7 @@ function candidatesFor(field: string, pool: IdPool): string[] {
   const f = field.toLowerCase();
   if (/actor|mentions|owner|assignee|reviewer/.test(f)) return [...pool.actorIds, 'me'];
   if (/comment/.test(f)) return pool.commentIds;
+  if (/handoff|notification|item/.test(f)) return pool.otherIds.length ? pool.otherIds : pool.taskIds;
   if (/task|depends/.test(f)) return [...pool.taskIds, ...pool.taskRefs];
   if (/project/.test(f) || f === 'project') return [...pool.projectIds, ...pool.projectKeys];
   if (f === 'object_id') return [...pool.taskRefs, ...pool.taskIds, ...pool.projectKeys, ...pool.projectIds];
@@ -229,22 +230,32 @@ export function valueFor(schema: JsonSchema, root: JsonSchema, field: string, rn
     }
     case 'string':
       return stringFor(s, field, rng, ctx);
-    case 'integer': {
-      const lo = Math.max(s.minimum ?? 0, -1000);
-      const hi = Math.min(s.maximum ?? lo + 100, lo + 1000);
-      return rng.range(Math.ceil(lo), Math.floor(hi));
-    }
-    case 'number': {
-      const lo = s.minimum ?? 0;
-      const hi = s.maximum ?? lo + 100;
-      return lo + rng.next() * (hi - lo);
-    }
+    case 'integer':
+    case 'number':
+      // a call that may hold (wait_seconds) holds briefly: the fuzzer looks for wrong answers, not long ones
+      if (/wait|sleep|delay|timeout/.test(field)) return (s.minimum ?? 0) + rng.int(2);
+      return numberFor(s, type, rng);
     case 'boolean':
       return rng.chance(0.5);
     case 'null':
       return null;
     default:
       return rng.pick(['x', 1, true, null]);
+  }
+}
+
+function numberFor(s: JsonSchema, type: 'integer' | 'number', rng: Rng): number {
+  switch (type) {
+    case 'integer': {
+      const lo = Math.max(s.minimum ?? 0, -1000);
+      const hi = Math.min(s.maximum ?? lo + 100, lo + 1000);
+      return rng.range(Math.ceil(lo), Math.floor(hi));
+    }
+    default: {
+      const lo = s.minimum ?? 0;
+      const hi = s.maximum ?? lo + 100;
+      return lo + rng.next() * (hi - lo);
+    }
   }
 }
 

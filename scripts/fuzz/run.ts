@@ -110,6 +110,18 @@ export async function seedWorkspace(url: string, key: string, prefix: string): P
   pool.commentIds.push(c.comment_id);
   const c2 = await call(url, key, 'comment_add', { object_type: 'project', object_id: pool.projectKeys[0], body: 'project note' });
   pool.commentIds.push(c2.comment_id);
+  // rooms that may or may not be there: whatever answers ok adds its ids to the pool
+  const optional: [string, Record<string, unknown>, string][] = [
+    ['handoff_create', { to_actor_ids: ['me'], title: 'seed handoff', related_task_id: pool.taskRefs[0] }, 'handoff_id'],
+    ['handoff_create', { to_actor_ids: ['me'], title: 'seed question', kind: 'question' }, 'handoff_id'],
+  ];
+  for (const [tool, args, idField] of optional) {
+    const a = await rpc(url, key, 'tools/call', { name: tool, arguments: args });
+    try {
+      const env = JSON.parse(JSON.parse(a.body).result.content[0].text);
+      if (env.ok && typeof env[idField] === 'string') pool.otherIds.push(env[idField]);
+    } catch {}
+  }
   return pool;
 }
 
