@@ -85,6 +85,14 @@ describe('forged cursors', () => {
     expect(next.tasks[0].id).not.toBe(page.tasks[0].id);
   });
 
+  it('handoff_query and notification_query: forged keyset cursors name cursor (found once the coordination room arrived)', async () => {
+    for (const tool of ['handoff_query', 'notification_query']) {
+      for (const cursor of [b64('zzz'), b64('[1]'), b64('["not a time", "x"]'), b64('["2026-01-01T00:00:00Z", "not a uuid"]'), b64('["2026-13-45", "00000000-0000-4000-8000-000000000000"]')]) {
+        named(await T.agent.call(tool, { cursor }), 'cursor');
+      }
+    }
+  });
+
   it('actor_query, project_query and comment_query name cursor too', async () => {
     named(await T.agent.call('actor_query', { cursor: 'e30=s' }), 'cursor');
     named(await T.agent.call('project_query', { cursor: '") or ("1"="1' }), 'cursor');
