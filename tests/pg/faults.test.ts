@@ -174,7 +174,9 @@ describe('Postgres restarts in the middle of a claim storm', () => {
 describe('pg_terminate_backend on every connection of the app', () => {
   it('while it claims and writes: only retryable UNAVAILABLE answers, then recovery; 0 lost, 0 duplicated', async () => {
     const enqueued = await enqueue(600, 'terminated');
+    // every actor exists before the killing starts: the storm is for the calls, not the setup
     const agents = await Promise.all(Array.from({ length: 12 }, (_, i) => T.addAgent(`term-${i}`)));
+    const writerAgent = await T.addAgent('term-writer');
     const stats = { maxMs: 0, errors: {} as Record<string, number> };
     let stopWriting = false;
     const deadline = Date.now() + 60_000;
@@ -192,15 +194,20 @@ describe('pg_terminate_backend on every connection of the app', () => {
         await sleep(150);
       }
     })();
-    const loops = agents.map((agent) => {
-      const call = timed(agent, stats);
-      return claimLoop((args) => call('task_claim', args), { name: `t-${agent.id}`, label: 'terminated', deadline, backoffMs: 20 });
-    });
-    const written = writer(await T.addAgent('term-writer'), 'term-acked', () => stopWriting, stats);
-    await sleep(2000);
-    killing = false;
-    await killing$;
-    await killer.end();
+    let loops: ReturnType<typeof claimLoop>[] = [];
+    let written: Promise<string[]> = Promise.resolve([]);
+    try {
+      loops = agents.map((agent) => {
+        const call = timed(agent, stats);
+        return claimLoop((args) => call('task_claim', args), { name: `t-${agent.id}`, label: 'terminated', deadline, backoffMs: 20 });
+      });
+      written = writer(writerAgent, 'term-acked', () => stopWriting, stats);
+      await sleep(2000);
+    } finally {
+      killing = false;
+      await killing$;
+      await killer.end();
+    }
     const results = await Promise.all(loops);
     stopWriting = true;
     const acked = await written;
