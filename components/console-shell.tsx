@@ -7,8 +7,9 @@ import { useWaitingCount } from '@/lib/console/client/coordination';
 import { useProjects } from '@/lib/console/client/hooks';
 import { useLiveChanges } from '@/lib/console/client/live';
 import { ActorAvatar } from './actor-avatar';
+import { CommandPalette } from './command-palette';
 import { useMe } from './console-providers';
-import { BoardIcon, FolderIcon, InboxIcon, KeyboardIcon, LogOutIcon, PulseIcon, UsersIcon, XIcon } from './icons';
+import { BoardIcon, CheckIcon, FileIcon, FolderIcon, InboxIcon, KeyboardIcon, LogOutIcon, PulseIcon, SearchIcon, UsersIcon, XIcon } from './icons';
 import { NotificationBell } from './notification-bell';
 import { Skeleton } from './skeleton';
 
@@ -49,6 +50,7 @@ function LiveBadge() {
 }
 
 const SHORTCUTS: [string, string][] = [
+  ['⌘K  or  Ctrl-K', 'Search everything, jump to a task, decision, note or project'],
   ['c', 'New task'],
   ['/', 'Search the board'],
   ['↑ ↓ ← →', 'Move between cards'],
@@ -132,6 +134,24 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
           <NavLink href="/activity" active={pathname.startsWith('/activity')} icon={<PulseIcon className="size-4" />}>
             Activity
           </NavLink>
+          <NavLink href="/decisions" active={pathname.startsWith('/decisions')} icon={<CheckIcon className="size-4" />}>
+            Decisions
+          </NavLink>
+          <NavLink href="/knowledge" active={pathname.startsWith('/knowledge')} icon={<FileIcon className="size-4" />}>
+            Knowledge
+          </NavLink>
+          <NavLink href="/skills" active={pathname.startsWith('/skills')} icon={<KeyboardIcon className="size-4" />}>
+            Skills
+          </NavLink>
+          <button
+            onClick={() => window.dispatchEvent(new KeyboardEvent('keydown', { key: 'k', ctrlKey: true }))}
+            className="flex h-7 w-full items-center gap-2 rounded-md px-2 text-[13px] text-zinc-600 hover:bg-zinc-200/40 hover:text-zinc-900"
+            data-testid="open-palette"
+          >
+            <span className="text-zinc-500"><SearchIcon className="size-4" /></span>
+            Search
+            <kbd className="ml-auto rounded border border-zinc-200 bg-white px-1 font-mono text-[10px] text-zinc-500">⌘K</kbd>
+          </button>
         </nav>
         <div className="px-4 pt-3 pb-1 text-[11px] font-medium tracking-wide text-zinc-400 uppercase">Projects</div>
         <div className="min-h-0 flex-1 space-y-0.5 overflow-y-auto px-2 pb-2">
@@ -170,6 +190,7 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
       </aside>
       <main className="flex min-w-0 flex-1 flex-col">{children}</main>
       {help && <ShortcutHelp onClose={() => setHelp(false)} />}
+      <CommandPalette />
     </div>
   );
 }

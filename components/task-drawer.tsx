@@ -467,6 +467,30 @@ function DrawerBody({ detail, onClose, onOpenTask }: { detail: TaskDetail; onClo
           </Section>
         )}
 
+        {(detail.decisions.length > 0 || detail.notes.length > 0) && (
+          <Section title="Memory" testId="drawer-memory">
+            <ul className="space-y-1 text-[13px]">
+              {detail.decisions.map((d) => (
+                <li key={d.id}>
+                  <a href={`/decisions?d=${d.id}`} className={`hover:underline ${d.status === 'superseded' ? 'text-zinc-400 line-through' : 'text-zinc-800'}`}>
+                    <span className="mr-1.5 text-[10px] font-medium tracking-wide text-zinc-500 uppercase">Decision</span>
+                    {d.title}
+                  </a>
+                  <span className="ml-1.5 text-[11px] text-zinc-500">{d.status}</span>
+                </li>
+              ))}
+              {detail.notes.map((n) => (
+                <li key={n.id}>
+                  <a href={`/knowledge?note=${n.id}`} className="text-zinc-800 hover:underline">
+                    <span className="mr-1.5 text-[10px] font-medium tracking-wide text-zinc-500 uppercase">{n.kind}</span>
+                    {n.title}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </Section>
+        )}
+
         <Comments detail={detail} actors={byId} now={now} />
 
         <Section title="Activity" testId="drawer-activity">

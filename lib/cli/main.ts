@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { addAgent } from '../server/workspace';
 import { adminStep } from './server-file';
 import { connectSnippets } from '../mcp/connect';
-import { EXIT, findTool, runTool, toolsIndex } from './tools';
+import { connectTools, EXIT, findTool, runTool, toolsIndex } from './tools';
 
 export { EXIT };
 
@@ -14,6 +14,8 @@ Usage:
                                                    register an agent and mint its API key
   bullpen human invite NAME [--workspace SLUG] [--email ADDRESS] [--json]
                                                    invite a human: prints a one-time console sign-in link
+  bullpen skills sync [--dir .claude/skills] [--project KEY] [--json]
+                                                   write the workspace's skills as <slug>/SKILL.md
   bullpen backup [--out FILE]                      copy the embedded database to a .tar.gz (safe while it runs)
   bullpen restore FILE [--data-dir DIR]            unpack a backup into an empty data directory
   bullpen export --workspace SLUG [--out FILE]     one workspace as JSON, plus Markdown for people
@@ -105,6 +107,47 @@ async function startCmd(argv: string[]): Promise<number> {
   return EXIT.OK;
 }
 
+async function skillsSync(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      dir: { type: 'string', short: 'd' },
+      project: { type: 'string', short: 'p' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log(
+      'Usage: bullpen skills sync [--dir .claude/skills] [--project KEY] [--json]\n\n' +
+        "Writes the workspace's active skills (with --project, that project's too, shadowing) as <dir>/<slug>/SKILL.md.\n" +
+        'Owns only the folders it wrote (listed in .bullpen-skills.json): a folder it did not write is left alone,\n' +
+        'and folders of archived skills it wrote are removed. Needs BULLPEN_API_KEY; BULLPEN_URL defaults to the running server.',
+    );
+    return EXIT.OK;
+  }
+  const key = process.env.BULLPEN_API_KEY;
+  if (!key) {
+    console.error('bullpen: set BULLPEN_API_KEY to an agent key (`bullpen agent add NAME` mints one)');
+    return EXIT.USAGE;
+  }
+  const { syncSkills } = await import('./skills-sync');
+  const conn = await connectTools(key);
+  try {
+    const quiet = { log: () => {}, error: (line: string) => console.error(line) };
+    const result = await syncSkills({ dir: values.dir ?? '.claude/skills', project: values.project, call: conn.call, out: values.json ? quiet : console });
+    if (values.json) console.log(JSON.stringify({ ok: true, ...result }));
+    return EXIT.OK;
+  } catch (err) {
+    const message = (err as Error).message;
+    if (values.json) console.log(JSON.stringify({ ok: false, error: { message } }));
+    else console.error(`bullpen: skills sync: ${message}`);
+    return /UNAVAILABLE|BUSY|INTERNAL/.test(message) ? EXIT.RETRYABLE : EXIT.FAILED;
+  } finally {
+    await conn.close();
+  }
+}
+
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv;
@@ -116,6 +159,7 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === 'start') return await startCmd(argv.slice(1));
     if (cmd === 'agent' && sub === 'add') return await agentAdd(rest);
     if (cmd === 'human' && sub === 'invite') return await (await import('./human')).humanInvite(rest);
+    if (cmd === 'skills' && sub === 'sync') return await skillsSync(rest);
     if (cmd === 'backup') return await (await import('./data')).backupCmd(argv.slice(1));
     if (cmd === 'restore') return await (await import('./data')).restoreCmd(argv.slice(1));
     if (cmd === 'export') return await (await import('./data')).exportCmd(argv.slice(1));

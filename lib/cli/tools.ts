@@ -110,6 +110,54 @@ export function toolsIndex(): string {
     .join('\n');
 }
 
+export type CliEnvelope = { ok: boolean; error?: { code: string; message: string; hint: string; retryable: boolean }; [k: string]: unknown };
+
+/**
+ * Connects to the running server's MCP endpoint with an agent key (BULLPEN_URL, else the server
+ * this data dir started). call() answers every tool as an envelope: a transport failure becomes
+ * UNAUTHENTICATED or UNAVAILABLE, never a throw. The same path serves the tool twins and
+ * CLI-only commands built on tools (skills sync).
+ */
+export async function connectTools(key: string): Promise<{ base: string; call: (name: string, input: unknown) => Promise<CliEnvelope>; close: () => Promise<void> }> {
+  const base = process.env.BULLPEN_URL ?? (await defaultBaseUrl());
+  const client = new Client({ name: 'bullpen-cli', version: '0.1.0' });
+  const headers: Record<string, string> = { Authorization: `Bearer ${key}` };
+  if (process.env.BULLPEN_RUN_ID) headers['X-Bullpen-Run'] = process.env.BULLPEN_RUN_ID;
+  let connected: Promise<void> | null = null;
+  const failure = (err: unknown): CliEnvelope => {
+    const message = (err as Error).message;
+    const auth = /401|Unauthorized|API key/i.test(message);
+    return {
+      ok: false,
+      error: {
+        code: auth ? 'UNAUTHENTICATED' : 'UNAVAILABLE',
+        message: `${base}: ${message}`,
+        hint: auth ? 'check BULLPEN_API_KEY' : 'is the server running? (npm start)',
+        retryable: !auth,
+      },
+    };
+  };
+  return {
+    base,
+    async call(name, input) {
+      try {
+        connected ??= client.connect(new StreamableHTTPClientTransport(new URL(`${base.replace(/\/$/, '')}/api/mcp`), { requestInit: { headers } }));
+        await connected;
+        // a waiting call holds for wait_seconds: give the request that long and a margin
+        const waitFor = (input as { wait_seconds?: unknown })?.wait_seconds;
+        const timeout = (typeof waitFor === 'number' ? waitFor * 1000 : 0) + 60_000;
+        const res = (await client.callTool({ name, arguments: input as Record<string, unknown> }, undefined, { timeout })) as {
+          content: { type: string; text: string }[];
+        };
+        return JSON.parse(res.content[0].text) as CliEnvelope;
+      } catch (err) {
+        return failure(err);
+      }
+    },
+    close: () => client.close().catch(() => {}),
+  };
+}
+
 /** Runs one tool command; returns the exit code. */
 export async function runTool(tool: ToolDef, argv: string[], out = console): Promise<number> {
   let parsed: ReturnType<typeof parseToolArgs>;
@@ -129,33 +177,12 @@ export async function runTool(tool: ToolDef, argv: string[], out = console): Pro
     out.error('bullpen: set BULLPEN_API_KEY to an agent key (`bullpen agent add NAME` mints one)');
     return EXIT.USAGE;
   }
-  const base = process.env.BULLPEN_URL ?? (await defaultBaseUrl());
-  const client = new Client({ name: 'bullpen-cli', version: '0.1.0' });
-  const headers: Record<string, string> = { Authorization: `Bearer ${key}` };
-  if (process.env.BULLPEN_RUN_ID) headers['X-Bullpen-Run'] = process.env.BULLPEN_RUN_ID;
-  let envelope: { ok: boolean; error?: { code: string; message: string; hint: string; retryable: boolean }; [k: string]: unknown };
+  const conn = await connectTools(key);
+  let envelope: CliEnvelope;
   try {
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base.replace(/\/$/, '')}/api/mcp`), { requestInit: { headers } }));
-    // a waiting call holds for wait_seconds: give the request that long and a margin
-    const timeout = (typeof input.wait_seconds === 'number' ? input.wait_seconds * 1000 : 0) + 60_000;
-    const res = (await client.callTool({ name: tool.name, arguments: input }, undefined, { timeout })) as {
-      content: { type: string; text: string }[];
-    };
-    envelope = JSON.parse(res.content[0].text);
-  } catch (err) {
-    const message = (err as Error).message;
-    const auth = /401|Unauthorized|API key/i.test(message);
-    envelope = {
-      ok: false,
-      error: {
-        code: auth ? 'UNAUTHENTICATED' : 'UNAVAILABLE',
-        message: `${base}: ${message}`,
-        hint: auth ? 'check BULLPEN_API_KEY' : 'is the server running? (npm start)',
-        retryable: !auth,
-      },
-    };
+    envelope = await conn.call(tool.name, input);
   } finally {
-    await client.close().catch(() => {});
+    await conn.close();
   }
   if (flags.has('json')) out.log(JSON.stringify(envelope));
   else if (envelope.ok) {

@@ -134,6 +134,7 @@ export async function execute(ctx: ToolContext, name: string, rawInput: unknown)
     if (tool.kind === 'write' && args.idempotency_key === undefined && tool.idempotency === 'derived') {
       args = { ...args, idempotency_key: derivedKey(tool, args, ctx) };
     }
+    if (tool.prepare) args = await tool.prepare(args, ctx);
     const run = async (a: Record<string, unknown>) =>
       ((await ctx.db.call(ctx.claims, tool.name, a)) as Record<string, unknown> | null) ?? {};
     if (tool.wait && waitSeconds > 0) {

@@ -287,17 +287,17 @@ export const GLOSSARY: readonly { term: string; definition: string }[] = [
   {
     term: 'Decision',
     definition:
-      'A recorded choice others should follow. Arrives with the decisions room; until then write decisions into the task body.',
+      'A recorded choice others should follow (decision_log). Append-only: a new decision supersedes an old one, which then shows superseded_by.',
   },
   {
     term: 'Knowledge entry',
     definition:
-      'A durable fact or procedure that outlives a task. Arrives with the knowledge room; until then write findings into the task body or release note.',
+      'A durable note, runbook, finding or snippet that outlives a task (knowledge_write), found by meaning with knowledge_search; expires_at makes it temporary.',
   },
   {
     term: 'Skill',
     definition:
-      'A named, reusable procedure for a recurring kind of work. Arrives with the search & skills room.',
+      'A versioned markdown playbook for a recurring kind of work, named by slug (skill_get); a project skill shadows the workspace one of the same slug.',
   },
   {
     term: 'Code ref',
@@ -313,7 +313,7 @@ export const GLOSSARY: readonly { term: string; definition: string }[] = [
 const GETTING_STARTED = `
 # Getting started
 
-Bullpen is a shared workspace where agents and humans plan and do work together: projects, tasks with dependencies, and leases that say who is working on what. Later rooms add decisions, handoffs, knowledge, runs and code references. Everything you do shows up on the live board humans watch in the console, and humans act through the same functions you call.
+Bullpen is a shared workspace where agents and humans plan and do work together: projects, tasks with dependencies, leases that say who is working on what, decisions, knowledge searchable by meaning and skills. Later rooms add handoffs, runs and code references. Everything you do shows up on the live board humans watch in the console, and humans act through the same functions you call.
 
 ## Connect
 
@@ -396,6 +396,11 @@ The unit of work. Each task gets the next number in its project, so its ref is \
 
 ## Leases and runs
 A claim puts a time-limited lease on a task; while it is live nobody else can claim it (see \`the-loop\`). A run is one burst of work by one agent, named by the \`X-Bullpen-Run\` header (see \`runs-and-subagents\`).
+
+## Memory
+- Decisions: \`decision_log\`, \`decision_set_status\`, \`decision_query\` (see \`decisions\`).
+- Knowledge: \`knowledge_write\`, \`knowledge_update\`, \`knowledge_search\` (see \`knowledge\`).
+- Search & skills: \`search\` (keywords, everything), \`skill_list\`, \`skill_get\`, \`skill_upsert\` (see \`skills\`).
 
 ## Arriving with later rooms
 The contract has 57 tools; they arrive room by room. The guide index (\`guide()\`) lists the tools you can call now and those still to come, straight from the server's registry. Do not call a tool until it appears in your tool list; each room's topic says what to do meanwhile. Already here: \`task_get\` returns a task's activity timeline and its comment thread (\`comment_add\` writes to a task's or project's thread, \`comment_query\` reads it, a \`task_release\` note lands in it), and the \`delta\` in \`whoami\` tells you what changed.
@@ -565,36 +570,32 @@ const DECISIONS = `
 
 A decision is a choice other actors should follow rather than quietly undo: "amounts are stored as integer cents", "the v1 webhook is dropped", "retries back off exponentially, capped at 30 s". Many agents come and go in a workspace. Recorded decisions keep them consistent and stop the same question being argued in every session.
 
+## Before you decide: recall
+Ask by meaning, in your own words; superseded decisions are left out:
+
+\`\`\`json
+{ "tool": "decision_query", "arguments": { "project_id": "PA", "q": "how do we store money amounts", "semantic": true, "top_k": 5 } }
+\`\`\`
+
+The answer says how it searched: \`mode\` is \`hybrid\` (meaning fused with words), \`semantic\` or \`lexical\` (words only, with \`fallback_reason\`). Without \`semantic\`, \`decision_query\` lists decisions newest first and \`q\` filters by words; \`task_id\` gives the decisions linked to a task. If you disagree with a decision you find, do not silently override it: follow it, or supersede it with your reasons.
+
 ## When to record one
-Record a decision when you choose between real alternatives and the choice affects work beyond your current task. Skip trivial local choices. A good record has:
-- **Decision**: what we do, in one line.
-- **Context**: what forced the choice.
-- **Alternatives**: each with one line on why not.
-- **Consequences**: what others must now do or avoid.
-
-## Coming with the decisions room
-The decisions room adds \`decision_log\` (record a decision), \`decision_set_status\` (change a recorded decision's status) and \`decision_query\` (look decisions up before you choose). \`project_brief\` will then list recent decisions; its decisions list is empty until then. These tools are not available yet. Do not call them.
-
-## Meanwhile
-Write the decision into the body of the task where you made it, under a \`## Decisions\` heading. \`patch.body\` replaces the whole body, so fetch the current text with \`task_get\` and append:
+Record a decision when you choose between real alternatives and the choice affects work beyond your current task. Skip trivial local choices.
 
 \`\`\`json
-{ "tool": "task_update", "arguments": { "task_id": "PA-12", "patch": { "body": "<existing body>\\n\\n## Decisions\\n- Store refund amounts as integer cents. Context: float drift in totals. Rejected: decimal strings (slow comparisons). Consequence: the API converts at the edge." } } }
+{ "tool": "decision_log", "arguments": { "project_id": "PA", "title": "Money as integer cents", "choice": "Store every amount as an integer number of cents", "context": "Float totals drifted by a cent", "rationale": "Exact and fast", "consequences": "The API formats at the edge", "options": [{ "label": "integer cents", "pros": ["exact"], "cons": ["formatting"] }, { "label": "decimal strings", "cons": ["slow comparisons"] }], "related_task_ids": ["PA-12"] } }
 \`\`\`
 
-If you hand the task back, repeat the decision in the release note so the next claimant sees it first:
+\`status\` defaults to \`accepted\`; log \`proposed\` when a human should confirm. \`related_task_ids\` makes it show up in \`task_get\` of those tasks, and \`project_brief\` lists the project's current decisions.
+
+## Decisions are append-only
+Nobody edits a decision, not even the database owner. To change what was decided, log a new one that supersedes it:
 
 \`\`\`json
-{ "tool": "task_release", "arguments": { "task_id": "PA-12", "note": "Decision: amounts are integer cents (details in body). Remaining: conversion layer in the API." } }
+{ "tool": "decision_log", "arguments": { "title": "Money as bigint micros", "choice": "Store amounts as bigint micro-units", "supersedes_decision_id": "<old decision id>" } }
 \`\`\`
 
-If the decision affects a whole project, tell a human, for example the project owner from \`project_query\`, so it can be carried forward once the decisions room arrives.
-
-## Before you decide
-Check whether the question is already settled:
-1. \`task_query\` with \`q\`, e.g. \`{"project_id": "PA", "q": "cents"}\`, and read the hits with \`task_get\`. Look at the bodies and the comments.
-2. Read the project's description with \`project_query\` (\`{"project_id": "PA", "detail": "full"}\`).
-3. If you find an earlier decision you disagree with, do not silently override it. Follow it, or explain the problem in the task body and ask a human.
+The old one becomes \`superseded\` with \`superseded_by\` pointing at the new one, and leaves default recall (\`include_superseded: true\` brings it back). \`decision_set_status\` only moves \`proposed\`, \`accepted\` and \`rejected\`; a superseded decision no longer moves.
 `;
 
 const KNOWLEDGE = `
@@ -602,37 +603,32 @@ const KNOWLEDGE = `
 
 Knowledge is what the next actor needs that is not about one task: how to run the test suite, which staging account to use, why a module is shaped the way it is, the gotcha that cost you an hour. Tasks end; knowledge should not.
 
+## Search before you redo research
+\`knowledge_search\` finds notes by meaning, so ask in your own words:
+
+\`\`\`json
+{ "tool": "knowledge_search", "arguments": { "q": "tests hang when calling the payment provider", "project_id": "PA", "top_k": 5 } }
+\`\`\`
+
+Each result carries \`similarity\` (0–1, by meaning), \`lexical_rank\` (by words) and the fused \`score\`. \`mode\` says how it searched: \`hybrid\`, \`semantic\`, or \`lexical\` (with \`fallback_reason\`, e.g. no pgvector or \`lexical_only: true\`). Filter with \`kind\`, \`tags\` and \`min_similarity\`. Without \`q\` you get the newest notes.
+
 ## What is worth writing down
 - Facts you had to discover, not ones obvious from the code.
-- Procedures: exact commands in order, with the expected result.
-- Gotchas: what failed, the symptom, the fix.
-- Pointers: where things live (paths, URLs) and who owns them.
-
-Keep each piece small and self-contained, written for an agent with no context. Never write secrets, tokens, passwords or personal data.
-
-## Coming with the knowledge room
-\`knowledge_write\` creates an entry, \`knowledge_update\` revises one, and \`knowledge_search\` finds entries. \`project_brief\` will then include recent knowledge (empty until then), and the search & skills room adds a workspace-wide \`search\`. None of these can be called yet.
-
-## Meanwhile: write findings where the next actor will look
-1. In the body of the task you are working on, under a \`## Findings\` heading. Read the body with \`task_get\` first, because \`patch.body\` replaces it:
+- Procedures (\`kind: "runbook"\`): exact commands in order, with the expected result.
+- Gotchas (\`kind: "finding"\`): what failed, the symptom, the fix.
+- \`kind: "snippet"\` for a command or code fragment worth reusing.
 
 \`\`\`json
-{ "tool": "task_update", "arguments": { "task_id": "PA-12", "patch": { "body": "<existing body>\\n\\n## Findings\\n- Refund tests need PAYMENTS_SANDBOX=1 set, or they hang on the first call.\\n- Staging data resets nightly at 02:00 UTC." } } }
+{ "tool": "knowledge_write", "arguments": { "title": "Refund tests need the sandbox flag", "body": "Set PAYMENTS_SANDBOX=1 or the first provider call hangs.", "kind": "finding", "project_id": "PA", "tags": ["tests"], "related_task_ids": ["PA-12"] } }
 \`\`\`
 
-2. In the note of \`task_release\` when you give a task back. It is stored as a comment, and every later claimant sees it in \`task_get\`.
+The write returns at once with \`embedding_status: "pending"\`; the note is searchable by words immediately and by meaning once a background job embeds it (\`ready\`). Keep each note small and self-contained. Never write secrets, tokens, passwords or personal data.
 
-## Meanwhile: find what others learned
-Before starting, look for earlier work on the same area:
+## Temporary and corrected knowledge
+- \`expires_at\` makes a note temporary ("deploy freeze until Friday"): after it, the note leaves search and is purged.
+- Found a note wrong? Fix it with \`knowledge_update\` (\`patch\` with \`title\`, \`body\`, \`tags\`, \`kind\`, \`expires_at\`, \`related_task_ids\`) instead of writing a contradicting one. \`expected_version\` refuses with \`CONFLICT\` if someone changed it meanwhile.
 
-\`\`\`json
-{ "tool": "task_query", "arguments": { "project_id": "PA", "q": "refund", "status": ["done", "failed"], "order_by": "updated_at", "limit": 20 } }
-\`\`\`
-
-Then \`task_get\` the promising hits and read their bodies and comments. \`failed\` tasks are especially useful: they record what did not work. Also read the project's \`description\` (\`project_query\` with \`"detail": "full"\`) and the project brief.
-
-## When the room arrives
-Move durable findings out of task bodies into knowledge entries. Search knowledge before you start a task, and update an entry you found to be wrong instead of writing a contradicting one.
+For keywords across everything (tasks, decisions, comments, handoffs, skills), use \`search\`: \`{"tool": "search", "arguments": {"q": "PAYMENTS_SANDBOX"}}\`. It matches words, not meaning.
 `;
 
 const SKILLS = `
@@ -640,37 +636,39 @@ const SKILLS = `
 
 A skill is a named, reusable procedure for a kind of work that recurs across tasks: "cut a release", "triage a bug report", "add a database migration". Knowledge records facts. A skill records how to do something, step by step, so any agent can do it the same proven way.
 
-## Coming with the search & skills room
-- \`skill_list\`: list the skills in the workspace.
-- \`skill_get\`: fetch one skill's full instructions.
-- \`skill_upsert\`: create a skill or improve an existing one.
-- \`search\`: search across the workspace.
-
-None of these can be called yet.
-
-## How to use skills once they arrive
-1. After claiming a task, look in \`skill_list\` for a skill that matches the task's kind or labels.
-2. Fetch it with \`skill_get\` and follow it. It encodes what earlier agents learned the hard way.
-3. If it was wrong or incomplete, finish the task, then fix the skill with \`skill_upsert\` so the next agent benefits.
-
-## Meanwhile
-- **This guide is the skill for Bullpen itself.** Re-read a topic whenever you are unsure: \`{"tool": "guide", "arguments": {"topic": "tasks-and-deps"}}\`.
-- **The task body is the procedure for that task.** Follow its steps and acceptance criteria exactly.
-- **Preserve procedures you work out.** Write them into the task body under a \`## How to\` heading with \`task_update\`, and label tasks of the same kind consistently so the next agent can find your write-up:
+## Use them
+1. After claiming a task, look for a skill that matches its kind or labels:
 
 \`\`\`json
-{ "tool": "task_query", "arguments": { "label": "release", "status": ["done"], "order_by": "updated_at", "limit": 5 } }
+{ "tool": "skill_list", "arguments": { "project_id": "PA", "q": "release" } }
 \`\`\`
 
-Then read the most recent hit with \`task_get\` and reuse its \`## How to\` section.
+2. Fetch it and follow it. It encodes what earlier agents learned the hard way:
 
-## Writing a good procedure (now in a task body, later as a skill)
+\`\`\`json
+{ "tool": "skill_get", "arguments": { "slug": "release-checklist", "project_id": "PA" } }
+\`\`\`
+
+With \`project_id\`, the project's own skill shadows the workspace skill of the same slug. People can also put the skills on disk for their agent host: \`bullpen skills sync --dir .claude/skills\` writes \`<slug>/SKILL.md\`.
+
+## Improve them
+If a skill was wrong or incomplete, finish the task, then fix it. Send the version you read so a concurrent edit is not overwritten (\`CONFLICT\` means re-read and merge):
+
+\`\`\`json
+{ "tool": "skill_upsert", "arguments": { "slug": "release-checklist", "expected_version": 3, "body": "# Release checklist\\n\\n1. …" } }
+\`\`\`
+
+A new skill needs \`description\` (when to use it, ≤ 1 KB) and \`body\` (markdown, ≤ 64 KB). The slug is lowercase \`a-z\`, \`0-9\` and single hyphens, 1–64 characters. \`status: "archived"\` retires a skill.
+
+## Writing a good skill
 - Start with when to use it and when not to.
 - Number the steps. Give exact commands and exact tool calls with arguments.
 - Say how to verify that it worked.
 - List the usual failures and their fixes.
 - Keep it short enough to read in one pass. Split a long one into two.
 - Keep secrets out. Refer to where a credential lives, never its value.
+
+This guide is the skill for Bullpen itself: re-read a topic whenever you are unsure, e.g. \`{"tool": "guide", "arguments": {"topic": "tasks-and-deps"}}\`.
 `;
 
 const HANDOFFS = `
@@ -1008,19 +1006,19 @@ export const GUIDE_TOPICS: readonly GuideTopic[] = [
   topic(
     'decisions',
     'Decisions',
-    'Recording choices so others follow them instead of re-arguing them; what to do until the decisions room arrives.',
+    'Recalling what was decided, logging decisions with their options, superseding instead of editing.',
     DECISIONS,
   ),
   topic(
     'knowledge',
     'Knowledge',
-    'Writing down and finding durable facts and procedures; what to do until the knowledge room arrives.',
+    'Searching notes by meaning before you redo research; writing, correcting and expiring notes.',
     KNOWLEDGE,
   ),
   topic(
     'skills',
     'Skills',
-    'Reusable procedures for recurring kinds of work; what to do until the search & skills room arrives.',
+    'Versioned playbooks by slug: find, follow and improve them; project skills shadow workspace ones.',
     SKILLS,
   ),
   topic(

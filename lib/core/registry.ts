@@ -1,8 +1,11 @@
 import { commentTools } from './comments';
+import { decisionTools } from './decisions';
 import { guideTools } from './guide';
 import { handoffTools } from './handoffs';
 import { identityTools } from './identity';
+import { knowledgeTools } from './knowledge';
 import { projectTools } from './projects';
+import { searchTools } from './search';
 import { taskTools } from './tasks';
 import type { ToolDef } from './tool';
 
@@ -13,6 +16,9 @@ export const registry: readonly ToolDef[] = [
   ...taskTools,
   ...commentTools,
   ...handoffTools,
+  ...decisionTools,
+  ...knowledgeTools,
+  ...searchTools,
   ...guideTools,
 ] as readonly ToolDef[];
 

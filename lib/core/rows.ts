@@ -349,6 +349,148 @@ export const reviewState = z
 export type ReviewState = z.infer<typeof reviewState>;
 
 // ---------------------------------------------------------------------------------------------
+// Memory: decisions, knowledge notes, skills (bullpen.decision_json, note_json, skill_json)
+// ---------------------------------------------------------------------------------------------
+
+export const decisionStatus = z.enum(['proposed', 'accepted', 'rejected', 'superseded']);
+export const noteKind = z.enum(['note', 'runbook', 'finding', 'snippet']);
+export const embeddingStatus = z
+  .enum(['pending', 'ready', 'failed', 'unavailable'])
+  .describe('pending until the background job embeds it; unavailable where the database has no pgvector');
+export const searchMode = z
+  .enum(['hybrid', 'semantic', 'lexical'])
+  .describe('hybrid: meaning fused with words; semantic: meaning only (the query has no searchable words); lexical: words only');
+
+/** A task named from a decision or note. */
+export const relatedTask = z
+  .strictObject({ id, ref: z.string(), title: z.string(), status: taskStatus })
+  .meta({ id: 'RelatedTask' });
+
+/** How well a recall result matched: by meaning, by words, and fused. */
+const recallScores = {
+  similarity: z.number().nullable().optional().describe('cosine similarity to the query (0–1); null without a vector of the query model'),
+  lexical_rank: z.number().nullable().optional().describe('full-text and trigram rank; null when no word matched'),
+  score: z.number().optional().describe('reciprocal rank fusion of both'),
+};
+
+export const decisionOptionRow = z.strictObject({
+  label: z.string(),
+  summary: z.string().nullable(),
+  pros: z.array(z.string()),
+  cons: z.array(z.string()),
+});
+
+export const decisionRow = z
+  .strictObject({
+    id,
+    project_id: id.nullable(),
+    project_key: z.string().nullable(),
+    title: z.string(),
+    choice: z.string(),
+    context: z.string().nullable(),
+    rationale: z.string().nullable(),
+    consequences: z.string().nullable(),
+    options: z.array(decisionOptionRow),
+    status: decisionStatus,
+    supersedes_decision_id: id.nullable(),
+    superseded_by: id.nullable().describe('the decision that replaced this one'),
+    author_actor_id: id,
+    author: z.string().nullable(),
+    run_id: z.string().nullable(),
+    created_at: timestamp,
+    status_changed_at: timestamp,
+    related_tasks: z.array(relatedTask),
+    embedding_status: embeddingStatus,
+    embedding_model: z.string().nullable(),
+  })
+  .meta({ id: 'Decision', description: 'An append-only decision with its options and supersede links.' });
+export type DecisionRow = z.infer<typeof decisionRow>;
+
+export const decisionHit = decisionRow.extend(recallScores).meta({ id: 'DecisionHit' });
+export type DecisionHit = z.infer<typeof decisionHit>;
+
+export const noteRow = z
+  .strictObject({
+    id,
+    project_id: id.nullable(),
+    project_key: z.string().nullable(),
+    kind: noteKind,
+    title: z.string(),
+    body: z.string(),
+    tags: z.array(z.string()),
+    expires_at: timestamp.nullable(),
+    version: z.number().int().positive(),
+    author_actor_id: id,
+    author: z.string().nullable(),
+    updated_by_actor_id: id.nullable(),
+    run_id: z.string().nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+    related_tasks: z.array(relatedTask),
+    embedding_status: embeddingStatus,
+    embedding_model: z.string().nullable(),
+    embedding_error: z.string().nullable().describe('the last embedding failure, while retrying or failed'),
+  })
+  .meta({ id: 'Note', description: 'A knowledge note (note, runbook, finding or snippet).' });
+export type NoteRow = z.infer<typeof noteRow>;
+
+export const noteHit = noteRow.extend(recallScores).meta({ id: 'NoteHit' });
+export type NoteHit = z.infer<typeof noteHit>;
+
+export const skillRow = z
+  .strictObject({
+    id,
+    slug: z.string(),
+    name: z.string(),
+    description: z.string(),
+    project_id: id.nullable(),
+    project_key: z.string().nullable(),
+    scope: z.enum(['workspace', 'project']),
+    tags: z.array(z.string()),
+    status: z.enum(['active', 'archived']),
+    version: z.number().int().positive(),
+    content_hash: z.string().describe('sha256 of the body'),
+    size_bytes: count,
+    created_by_actor_id: id,
+    updated_by_actor_id: id,
+    created_at: timestamp,
+    updated_at: timestamp,
+    body: z.string().optional().describe('the markdown playbook (skill_get, or include_body)'),
+  })
+  .meta({ id: 'Skill', description: 'A versioned markdown playbook.' });
+export type SkillRow = z.infer<typeof skillRow>;
+
+/** task_get: the decisions linked to the task. */
+export const taskDecisionLink = z.strictObject({
+  id,
+  title: z.string(),
+  choice: z.string(),
+  status: decisionStatus,
+  superseded_by: id.nullable(),
+  created_at: timestamp,
+});
+
+/** task_get and project_brief: a knowledge note by title. */
+export const noteTitle = z.strictObject({
+  id,
+  title: z.string(),
+  kind: noteKind,
+  tags: z.array(z.string()),
+  expires_at: timestamp.nullable(),
+  updated_at: timestamp,
+});
+
+/** project_brief: a current (not superseded) decision. */
+export const briefDecision = z.strictObject({
+  id,
+  title: z.string(),
+  choice: z.string(),
+  status: decisionStatus,
+  supersedes_decision_id: id.nullable(),
+  created_at: timestamp,
+});
+
+// ---------------------------------------------------------------------------------------------
 // The project brief (project_brief, and task_get with include:["brief"])
 // ---------------------------------------------------------------------------------------------
 
@@ -369,8 +511,8 @@ export const projectBrief = z
     tasks: taskCounts,
     top_open_tasks: z.array(taskRow),
     open_handoffs: z.array(handoffRow).describe('handoffs about the project and its tasks, not resolved, newest 10'),
-    recent_decisions: untilRoom('memory'),
-    knowledge: untilRoom('memory'),
+    recent_decisions: z.array(briefDecision).describe('current decisions of the project, newest first'),
+    knowledge: z.array(noteTitle).describe('live knowledge notes of the project, newest first'),
     repositories: untilRoom('provenance'),
     in_repository: z.null().describe('whether your run is inside one of the repositories (with the repositories room)'),
     recent_activity: z.array(activityEntry),

@@ -30,6 +30,8 @@ import {
   timestamp,
   untilRoom,
   waitedMs,
+  taskDecisionLink,
+  noteTitle,
   writeResult,
 } from './rows';
 
@@ -167,8 +169,8 @@ export const taskGetOutput = z.strictObject({
   activity: z.array(taskActivityEntry).describe('the timeline, newest first (up to 100)'),
   handoffs: z.array(handoffRow).describe('handoffs about the task that are not resolved, newest first'),
   review: reviewState.nullable().describe('where the review stands; null without a reviewer'),
-  decisions: untilRoom('memory'),
-  notes: untilRoom('memory'),
+  decisions: z.array(taskDecisionLink).describe('decisions that name this task in related_task_ids'),
+  notes: z.array(noteTitle).describe('live knowledge notes that name this task'),
   code_refs: untilRoom('provenance'),
   attachments: untilRoom('provenance'),
   brief: projectBrief.optional().describe('with include:["brief"]'),

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Claims, Db } from '../db/types';
 import type { WaitSpec } from './wait';
 
-export type Room = 'identity' | 'projects' | 'tasks' | 'comments' | 'handoffs' | 'guide';
+export type Room = 'identity' | 'projects' | 'tasks' | 'comments' | 'handoffs' | 'decisions' | 'knowledge' | 'search' | 'guide';
 
 /** What a tool needs at run time besides its input. signal ends a waiting call early (client gone). */
 export type ToolContext = { db: Db; claims: Claims; signal?: AbortSignal };
@@ -46,6 +46,11 @@ export type ToolDef<S extends z.ZodObject = z.ZodObject, O extends z.ZodType = z
    * something relevant (see lib/core/wait.ts), instead of the caller polling.
    */
   wait?: WaitSpec;
+  /**
+   * Server-side work between validation and the RPC, for what SQL cannot do itself (embedding a
+   * search query). Gets the validated input with "me" resolved; returns the RPC's arguments.
+   */
+  prepare?: (input: Record<string, unknown>, ctx: ToolContext) => Promise<Record<string, unknown>>;
   /** Tools answered without the database (guide). */
   run?: (input: z.infer<S>, ctx: RunContext) => z.input<O> | Promise<z.input<O>>;
 };

@@ -3,6 +3,7 @@
  * so a process knows all kinds before its worker starts (see registerJob in ./registry).
  */
 import './sweeps';
+import './memory';
 import type { Db } from '../db/types';
 import { JobWorker, type WorkerOptions } from './worker';
 

@@ -34,6 +34,10 @@ beforeAll(async () => {
   // B has its own data so "sees nothing of A" is not the same as "sees nothing"
   ok(await B.agent.call('project_create', { title: 'Open plans', key: 'OPN' }));
   a.b_task = ok(await B.agent.call('task_create', { project_id: 'OPN', title: 'b task' })).task_id;
+  // memory (more proofs in isolation-memory.test.ts)
+  a.decision = ok(await A.agent.call('decision_log', { title: 'secret decision', choice: 'x', project_id: 'SEC', related_task_ids: [a.task] })).decision_id;
+  a.note = ok(await A.agent.call('knowledge_write', { title: 'secret note', body: 'x', project_id: 'SEC', related_task_ids: [a.task] })).note_id;
+  a.skill = ok(await A.agent.call('skill_upsert', { slug: 'secret-skill', description: 'd', body: 'b' })).skill.id;
 });
 
 afterAll(async () => {
@@ -119,8 +123,16 @@ describe('every table', () => {
       comments: `insert into public.comments (tenant_id, object_type, object_id, author_actor_id, body) values ('${A.id}', 'task', '${a.task}', '${A.agent.id}', 'evil')`,
       activity: `insert into public.activity (tenant_id, verb, object_type) values ('${A.id}', 'evil', 'task')`,
       idempotency_keys: `insert into public.idempotency_keys (tenant_id, actor_id, key, tool, request_hash, expires_at) values ('${A.id}', '${A.agent.id}', 'evil', 't', 'h', now())`,
+      decisions: `insert into public.decisions (tenant_id, title, choice, author_actor_id, content_hash) values ('${A.id}', 'evil', 'evil', '${A.agent.id}', 'h')`,
+      decision_tasks: `insert into public.decision_tasks (tenant_id, decision_id, task_id) values ('${A.id}', '${a.decision}', '${a.task2}')`,
+      knowledge_notes: `insert into public.knowledge_notes (tenant_id, title, body, author_actor_id, content_hash) values ('${A.id}', 'evil', 'evil', '${A.agent.id}', 'h')`,
+      note_tasks: `insert into public.note_tasks (tenant_id, note_id, task_id) values ('${A.id}', '${a.note}', '${a.task2}')`,
+      skills: `insert into public.skills (tenant_id, slug, name, description, body, content_hash, created_by_actor_id, updated_by_actor_id) values ('${A.id}', 'evil', 'evil', 'd', 'b', '${'0'.repeat(64)}', '${A.agent.id}', '${A.agent.id}')`,
     };
     const tables = (await publicTables()).map((t) => t.name);
+    if (tables.includes('memory_embeddings')) {
+      attempts.memory_embeddings = `insert into public.memory_embeddings (tenant_id, object_type, object_id, model, dims, content_hash, embedding) values ('${A.id}', 'note', '${a.note}', 'm', 3, 'h', '[1,2,3]')`;
+    }
     const elsewhere = tables.filter((t) => !(t in attempts) && roomSuites.includes(`insert into public.${t} (`));
     expect([...Object.keys(attempts), ...elsewhere].sort(), 'every table has a cross-tenant insert proof').toEqual([...tables].sort());
     for (const [table, sql] of Object.entries(attempts)) {
@@ -168,6 +180,20 @@ describe('every tool, called with another workspace’s ids', () => {
     ['comment_add', () => ({ object_type: 'task', object_id: a.b_task, body: 'ping', mentions: [a.actor] })],
     ['comment_query', () => ({ object_type: 'task', object_id: a.task })],
     ['comment_query', () => ({ object_type: 'project', object_id: a.project })],
+    ['decision_log', () => ({ title: 'x', choice: 'y', project_id: a.project })],
+    ['decision_log', () => ({ title: 'x', choice: 'y', supersedes_decision_id: a.decision })],
+    ['decision_log', () => ({ title: 'x', choice: 'y', related_task_ids: [a.task] })],
+    ['decision_set_status', () => ({ decision_id: a.decision, status: 'rejected' })],
+    ['decision_query', () => ({ project_id: a.project })],
+    ['decision_query', () => ({ task_id: a.task })],
+    ['knowledge_write', () => ({ title: 'x', body: 'y', project_id: a.project })],
+    ['knowledge_write', () => ({ title: 'x', body: 'y', related_task_ids: [a.task] })],
+    ['knowledge_update', () => ({ note_id: a.note, patch: { title: 'mine' } })],
+    ['knowledge_search', () => ({ q: 'secret', project_id: a.project })],
+    ['skill_list', () => ({ project_id: a.project })],
+    ['skill_get', () => ({ skill_id: a.skill })],
+    ['skill_get', () => ({ slug: 'secret-skill' })],
+    ['skill_upsert', () => ({ slug: 'x', description: 'd', body: 'b', project_id: a.project })],
   ];
 
   it.each(cases)('%s answers NOT_FOUND (%#)', async (tool, input) => {

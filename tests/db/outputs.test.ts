@@ -86,6 +86,31 @@ describe('output contracts', () => {
     ok(await other.call('whoami', { include: ['projects'] }));
   });
 
+  it('memory: decisions logged, superseded and moved, notes written, updated and searched, search, skills', async () => {
+    const d1 = ok(await t.agent.call('decision_log', { title: 'Cents', choice: 'integer cents', project_id: 'PAY', options: [{ label: 'cents', pros: 'exact' }], related_task_ids: ['PAY-1'] }));
+    ok(await t.agent.call('decision_log', { title: 'Micros', choice: 'bigint micros', supersedes_decision_id: d1.decision_id, idempotency_key: 'dec-1' }));
+    expect(ok(await t.agent.call('decision_log', { title: 'Micros', choice: 'bigint micros', supersedes_decision_id: d1.decision_id, idempotency_key: 'dec-1' })).idempotent_replay).toBe(true);
+    const d3 = ok(await t.agent.call('decision_log', { title: 'Flags', choice: 'use flags', status: 'proposed' }));
+    ok(await t.human.call('decision_set_status', { decision_id: d3.decision_id, status: 'accepted' }));
+    ok(await t.human.call('decision_set_status', { decision_id: d3.decision_id, status: 'accepted', note: 'again' }));
+    ok(await t.agent.call('decision_query', { include_superseded: true, limit: 1 }));
+    ok(await t.agent.call('decision_query', { q: 'money amounts', semantic: true }));
+    const n = ok(await t.agent.call('knowledge_write', { title: 'Sandbox flag', body: 'set PAYMENTS_SANDBOX=1', kind: 'finding', project_id: 'PAY', tags: ['tests'], expires_at: '2099-01-01T00:00:00Z', related_task_ids: ['PAY-1'] }));
+    ok(await t.agent.call('knowledge_update', { note_id: n.note_id, patch: { body: 'set PAYMENTS_SANDBOX=1 first' } }));
+    ok(await t.agent.call('knowledge_update', { note_id: n.note_id, patch: { kind: 'finding' } }));
+    ok(await t.agent.call('knowledge_search', { q: 'sandbox' }));
+    ok(await t.agent.call('knowledge_search', { q: 'sandbox', lexical_only: true }));
+    ok(await t.agent.call('knowledge_search', {}));
+    ok(await t.agent.call('search', { q: 'sandbox cents PAY-1' }));
+    ok(await t.agent.call('skill_upsert', { slug: 'release', description: 'when releasing', body: 'tag and push' }));
+    ok(await t.agent.call('skill_upsert', { slug: 'release', project_id: 'PAY', description: 'pay releases', body: 'also tell finance' }));
+    ok(await t.agent.call('skill_upsert', { slug: 'release', body: 'tag, push, announce' }));
+    ok(await t.agent.call('skill_list', { project_id: 'PAY', limit: 1 }));
+    ok(await t.agent.call('skill_list', { include_body: true }));
+    ok(await t.agent.call('skill_get', { slug: 'release', project_id: 'PAY' }));
+    ok(await t.agent.call('task_get', { task_id: 'PAY-1', include: ['brief'] }));
+  });
+
   it('guide: the index and a topic', async () => {
     ok(await t.agent.call('guide'));
     ok(await t.agent.call('guide', { topic: 'the-loop' }));

