@@ -50,6 +50,16 @@ beforeAll(async () => {
   const c = ok(await S.human.call('comment_add', { object_type: 'task', object_id: 'PAY-2', body: 'Why "quotes"?', mentions: [S.agent.id] }));
   ok(await S.agent.call('comment_add', { object_type: 'task', object_id: 'PAY-2', body: 'Legacy API', parent_comment_id: c.comment_id }));
   ok(await S.agent.call('comment_add', { object_type: 'project', object_id: 'PAY', body: 'Kick-off notes' }));
+  // the memory and coordination rooms' records travel too
+  ok(await S.agent.call('decision_log', { title: 'Use Postgres for the ledger', choice: 'Postgres 15, one schema per room', rationale: 'RLS and SKIP LOCKED', project_id: 'PAY', related_task_ids: ['PAY-1'], options: [{ label: 'Postgres' }, { label: 'SQLite', cons: ['one writer'] }] }));
+  ok(await S.agent.call('knowledge_write', { title: 'Restart the consumer', body: 'systemctl restart invoice-consumer', kind: 'runbook', tags: ['ops'], related_task_ids: ['PAY-2'] }));
+  ok(await S.agent.call('skill_upsert', { slug: 'release-checklist', description: 'Use when shipping a release', body: '# Release\n\n1. Tag\n2. Push' }));
+  const h = ok(await S.agent.call('handoff_create', { to_actor_ids: [S.human.id], title: 'Approve the schema?', kind: 'approval', related_task_id: 'PAY-1' }));
+  ok(await S.human.call('handoff_claim', { handoff_id: h.handoff_id }));
+  ok(await S.human.call('handoff_respond', { handoff_id: h.handoff_id, response: { chosen_option: 'approve', text: 'Ship it' } }));
+  // vectors for the note and the decision, where pgvector is there (a stand-in model: the rows are what matters)
+  const { embedDue } = await import('../../lib/memory/backfill');
+  await embedDue(db, { model: 'export-test', kind: 'openai', embed: async (texts) => texts.map((t) => Array.from({ length: 8 }, (_, i) => ((t.length + i) % 7) / 7)) });
   ok(await other.agent.call('project_create', { title: 'Elsewhere', key: 'ELS' }));
   ok(await other.agent.call('task_create', { project_id: 'ELS', title: 'not exported' }));
 });
@@ -74,7 +84,9 @@ describe('the export', () => {
   it('writes every row of the workspace and nothing of another one', async () => {
     const doc = await exportWorkspace(db, S.slug);
     expect(doc).toMatchObject({ format: 'bullpen.workspace-export', version: 1, workspace: { id: S.id, slug: S.slug } });
-    expect(doc.counts).toMatchObject({ actors: 3, projects: 2, tasks: 5, task_dependencies: 2, comments: 3 });
+    expect(doc.counts).toMatchObject({ actors: 3, projects: 2, tasks: 5, task_dependencies: 2, comments: 3, decisions: 1, decision_tasks: 1, notes: 1, note_tasks: 1, skills: 1, handoffs: 1, handoff_recipients: 1 });
+    expect(doc.counts.notifications).toBeGreaterThanOrEqual(1);
+    if (target === 'pglite') expect(doc.counts.memory_embeddings).toBe(2);
     expect(doc.counts.activity).toBeGreaterThanOrEqual(12);
     const text = JSON.stringify(doc);
     expect(text).not.toContain(other.id);
@@ -103,6 +115,10 @@ describe('the export', () => {
     expect(md).toContain(`> Why "quotes"?`);
     expect(md).toContain(`**Human ${S.slug}**`);
     expect(md).toContain('## REF — Refunds');
+    expect(md).toContain('## Decisions');
+    expect(md).toContain('### Use Postgres for the ledger');
+    expect(md).toContain('## Notes');
+    expect(md).toContain('### Approve the schema?');
     expect(md).toContain('## Activity');
   });
 });
