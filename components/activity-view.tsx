@@ -13,7 +13,7 @@ import type { ActivityItem } from '@/lib/console/types';
 import { ActorAvatar } from './actor-avatar';
 import { Skeleton } from './skeleton';
 
-type Page = { items: ActivityItem[]; next_cursor: string | null };
+type Page = { activity: ActivityItem[]; next_cursor: string | null };
 
 /** The workspace feed: every change by anyone, newest first, live; filter by project and actor. */
 export function ActivityView() {
@@ -26,13 +26,13 @@ export function ActivityView() {
   const firstMax = useRef<number | null>(null);
   const feed = useInfiniteQuery({
     queryKey: [...keys.activity, { project, actor }],
-    queryFn: ({ pageParam }) => readActivity<Page>({ project_id: project || undefined, actor_id: actor || undefined, before: pageParam ?? undefined, limit: 50 }),
+    queryFn: ({ pageParam }) => readActivity<Page>({ project_id: project || undefined, actor_id: actor || undefined, cursor: pageParam ?? undefined, limit: 50 }),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.next_cursor,
     enabled: ready,
   });
   // an "inbox" row only says that someone's inbox changed (it wakes waiting agents): not news here
-  const items = feed.data?.pages.flatMap((p) => p.items).filter((a) => a.object_type !== 'inbox') ?? [];
+  const items = feed.data?.pages.flatMap((p) => p.activity).filter((a) => a.object_type !== 'inbox') ?? [];
   if (firstMax.current === null && feed.data) firstMax.current = items[0]?.seq ?? 0;
   const selectCls = 'h-7 rounded-md border border-zinc-200 bg-white px-2 text-[12px] text-zinc-700 focus:border-indigo-400 focus:outline-none';
   return (

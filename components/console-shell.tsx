@@ -9,7 +9,7 @@ import { useLiveChanges } from '@/lib/console/client/live';
 import { ActorAvatar } from './actor-avatar';
 import { CommandPalette } from './command-palette';
 import { useMe } from './console-providers';
-import { BoardIcon, CheckIcon, FileIcon, FolderIcon, InboxIcon, KeyboardIcon, LogOutIcon, PulseIcon, SearchIcon, UsersIcon, XIcon } from './icons';
+import { BoardIcon, CheckIcon, ClockIcon, CommentIcon, FileIcon, FolderIcon, InboxIcon, KeyboardIcon, LogOutIcon, PulseIcon, SearchIcon, UsersIcon, XIcon } from './icons';
 import { NotificationBell } from './notification-bell';
 import { Skeleton } from './skeleton';
 
@@ -152,6 +152,14 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
             Search
             <kbd className="ml-auto rounded border border-zinc-200 bg-white px-1 font-mono text-[10px] text-zinc-500">⌘K</kbd>
           </button>
+          <NavLink href="/runs" active={pathname.startsWith('/runs')} icon={<ClockIcon className="size-4" />}>
+            Runs
+          </NavLink>
+          {me.is_owner && (
+            <NavLink href="/feedback" active={pathname.startsWith('/feedback')} icon={<CommentIcon className="size-4" />}>
+              Feedback
+            </NavLink>
+          )}
         </nav>
         <div className="px-4 pt-3 pb-1 text-[11px] font-medium tracking-wide text-zinc-400 uppercase">Projects</div>
         <div className="min-h-0 flex-1 space-y-0.5 overflow-y-auto px-2 pb-2">

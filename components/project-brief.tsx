@@ -7,6 +7,7 @@ import { shortDate, timeAgo, verbText } from '@/lib/console/format';
 import { STATUSES, STATUS_LABEL } from '@/lib/console/types';
 import { Markdown } from './markdown';
 import { ProjectHeader } from './project-header';
+import { ProjectRepositories } from './project-repositories';
 import { Skeleton } from './skeleton';
 import { PriorityIcon, StatusIcon } from './status-icon';
 
@@ -97,6 +98,7 @@ export function ProjectBriefView({ projectKey }: { projectKey: string }) {
                   ))}
                 </ul>
               </section>
+              <ProjectRepositories brief={b} />
               {b.subprojects.length > 0 && (
                 <section>
                   <h3 className="mb-2 text-[12px] font-semibold tracking-wide text-zinc-500 uppercase">Subprojects</h3>

@@ -19,6 +19,7 @@ import { Markdown } from './markdown';
 import { Skeleton } from './skeleton';
 import { PriorityIcon, StatusIcon } from './status-icon';
 import { TaskPicker } from './task-picker';
+import { TaskProvenance, useFileDrop, useTaskUpload } from './task-provenance';
 import { useToast } from '@/lib/console/client/toast';
 
 const selectCls = 'h-7 w-full rounded-md border border-transparent bg-transparent px-1.5 text-[13px] text-zinc-800 hover:border-zinc-200 focus:border-indigo-400 focus:outline-none';
@@ -122,6 +123,8 @@ function DrawerBody({ detail, onClose, onOpenTask }: { detail: TaskDetail; onClo
   const byId = actors.byId;
   const name = (id: string | null | undefined) => (id ? (byId.get(id)?.display_name ?? 'someone') : 'nobody');
   const leaseLive = !!t.lease && new Date(t.lease.expires_at).getTime() > now;
+  const upload = useTaskUpload(t.id);
+  const drop = useFileDrop((files) => void upload.upload(files));
   // a review answered (or any handoff about this project changing) re-reads the drawer
   const handoffTimer = useRef<number | null>(null);
   useLiveChanges((e) => {
@@ -165,7 +168,12 @@ function DrawerBody({ detail, onClose, onOpenTask }: { detail: TaskDetail; onClo
           <XIcon className="size-4" />
         </button>
       </div>
-      <div className="min-h-0 flex-1 overflow-y-auto">
+      <div className="relative min-h-0 flex-1 overflow-y-auto" data-testid="drawer-drop" {...drop.props}>
+        {drop.over && (
+          <div className="pointer-events-none absolute inset-2 z-10 flex items-center justify-center rounded-lg border-2 border-dashed border-indigo-400 bg-indigo-50/80 text-[13px] font-medium text-indigo-700" data-testid="drop-overlay">
+            Drop to attach to {t.ref}
+          </div>
+        )}
         <div className="px-5 pt-4 pb-3">
           {editingTitle ? (
             <input
@@ -448,6 +456,13 @@ function DrawerBody({ detail, onClose, onOpenTask }: { detail: TaskDetail; onClo
           </div>
         </Section>
 
+        <TaskProvenance
+          detail={detail}
+          now={now}
+          upload={upload}
+          onRequireEvidence={(on) => void update(t, { requires_evidence: on })}
+          section={(p) => <Section {...p} />}
+        />
         {!!detail.handoffs?.length && (
           <Section title={`Handoffs (${detail.handoffs.length})`} testId="drawer-handoffs" right={<Link href="/inbox" className="text-[11px] text-indigo-600 hover:underline">Inbox</Link>}>
             <ul className="space-y-1">

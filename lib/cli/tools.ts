@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { z } from 'zod';
 import { registry } from '../core/registry';
 import type { ToolDef } from '../core/tool';
+import { gitContext, runHeaders, withGitDefaults } from './git';
 import { defaultBaseUrl } from './server-file';
 
 /**
@@ -118,11 +119,17 @@ export type CliEnvelope = { ok: boolean; error?: { code: string; message: string
  * UNAUTHENTICATED or UNAVAILABLE, never a throw. The same path serves the tool twins and
  * CLI-only commands built on tools (skills sync).
  */
-export async function connectTools(key: string): Promise<{ base: string; call: (name: string, input: unknown) => Promise<CliEnvelope>; close: () => Promise<void> }> {
+export async function connectTools(key: string): Promise<{
+  base: string;
+  repo: Awaited<ReturnType<typeof gitContext>>;
+  call: (name: string, input: unknown) => Promise<CliEnvelope>;
+  close: () => Promise<void>;
+}> {
   const base = process.env.BULLPEN_URL ?? (await defaultBaseUrl());
   const client = new Client({ name: 'bullpen-cli', version: '0.1.0' });
-  const headers: Record<string, string> = { Authorization: `Bearer ${key}` };
-  if (process.env.BULLPEN_RUN_ID) headers['X-Bullpen-Run'] = process.env.BULLPEN_RUN_ID;
+  // the run (BULLPEN_RUN_ID, _PARENT_RUN_ID, _RUN_GROUP) and the repository the caller stands in
+  const repo = process.env.BULLPEN_REPO === 'off' ? null : await gitContext();
+  const headers: Record<string, string> = { Authorization: `Bearer ${key}`, ...runHeaders(process.env, repo) };
   let connected: Promise<void> | null = null;
   const failure = (err: unknown): CliEnvelope => {
     const message = (err as Error).message;
@@ -139,6 +146,7 @@ export async function connectTools(key: string): Promise<{ base: string; call: (
   };
   return {
     base,
+    repo,
     async call(name, input) {
       try {
         connected ??= client.connect(new StreamableHTTPClientTransport(new URL(`${base.replace(/\/$/, '')}/api/mcp`), { requestInit: { headers } }));
@@ -180,7 +188,7 @@ export async function runTool(tool: ToolDef, argv: string[], out = console): Pro
   const conn = await connectTools(key);
   let envelope: CliEnvelope;
   try {
-    envelope = await conn.call(tool.name, input);
+    envelope = await conn.call(tool.name, withGitDefaults(tool.name, input, conn.repo));
   } finally {
     await conn.close();
   }

@@ -2,7 +2,7 @@
 
 import { headers } from 'next/headers';
 import { getSession, SIGNED_OUT } from '@/lib/console/auth';
-import { addComment, createAgent, inviteHumanAs, mintAgentKey, revokeAgentKey, runTool, type Who } from '@/lib/console/ops';
+import { addComment, createAgent, inviteHumanAs, mintAgentKey, revokeAgentKey, runTool, triageFeatureRequest, type Who } from '@/lib/console/ops';
 import { signInUrl } from '@/lib/console/signin';
 import type { Envelope } from '@/lib/core/execute';
 import { getDb } from '@/lib/db';
@@ -72,4 +72,10 @@ export async function inviteHumanAction(input: unknown): Promise<Envelope> {
   if (!env.ok) return env;
   const { token, ...rest } = env as { ok: true; token: string } & Record<string, unknown>;
   return { ...rest, ok: true, url: signInUrl(await origin(), token) };
+}
+
+/** Owners: moves a feature request's status (open → accepted → in_progress → shipped | declined); the filer is told. */
+export async function triageFeatureRequestAction(input: unknown): Promise<Envelope> {
+  const w = await who();
+  return w ? triageFeatureRequest(w, input) : signedOut;
 }

@@ -10,6 +10,40 @@ export function timeAgo(iso: string | null | undefined, now = Date.now()): strin
   return new Date(iso).toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
 }
 
+/** Dollars for a cost figure: $0.0042, $1.23, $1,204. */
+export function usd(n: number | null | undefined): string {
+  const v = Number(n ?? 0);
+  if (v === 0) return '$0';
+  if (v < 0.01) return `$${v.toFixed(4)}`;
+  if (v < 1000) return `$${v.toFixed(2)}`;
+  return `$${Math.round(v).toLocaleString('en-US')}`;
+}
+
+/** Compact token counts: 980, 12.4k, 3.1M. */
+export function tokens(n: number | null | undefined): string {
+  const v = Number(n ?? 0);
+  if (v < 1000) return String(v);
+  if (v < 1_000_000) return `${+(v / 1000).toFixed(1)}k`;
+  return `${+(v / 1_000_000).toFixed(1)}M`;
+}
+
+/** A byte size for people: 812 B, 14 KB, 3.2 MB. */
+export function bytes(n: number | null | undefined): string {
+  const v = Number(n ?? 0);
+  if (v < 1024) return `${v} B`;
+  if (v < 1024 * 1024) return `${Math.round(v / 1024)} KB`;
+  return `${+(v / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** Seconds as a short duration: 45s, 12m, 3h 5m, 2d. */
+export function duration(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h${s % 3600 >= 60 ? ` ${Math.floor((s % 3600) / 60)}m` : ''}`;
+  return `${Math.floor(s / 86_400)}d`;
+}
+
 export function timeLeft(iso: string | null | undefined, now = Date.now()): string {
   if (!iso) return '';
   const s = Math.round((new Date(iso).getTime() - now) / 1000);
@@ -57,6 +91,22 @@ export function verbText(verb: string): string {
     'handoff.resolved': 'resolved a handoff',
     'inbox.acked': 'acknowledged inbox items',
     'notification.read': 'read notifications',
+    'code_ref.added': 'linked code to',
+    'code_ref.updated': 'updated code on',
+    'pr.merged': 'merged a PR of',
+    'pr.closed': 'closed a PR of',
+    'attachment.added': 'attached to',
+    'attachment.removed': 'removed an attachment from',
+    'repo.registered': 'registered repository',
+    'repo.linked': 'linked a repository to',
+    'repo.unlinked': 'unlinked a repository from',
+    'run.forked': 'forked run',
+    'run.ended': 'ended run',
+    'run.abandoned': 'abandoned run',
+    'run.resumed': 'resumed run',
+    'feature_request.filed': 'filed feedback',
+    'feature_request.recurred': 'hit again',
+    'feature_request.status_changed': 'moved feedback',
   };
   return map[verb] ?? verb.replace(/[._]/g, ' ');
 }

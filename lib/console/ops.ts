@@ -62,22 +62,6 @@ export function addComment(who: Who, input: unknown): Promise<Envelope> {
 // Feeds
 // ---------------------------------------------------------------------------------------------
 
-export const activityFeedInput = z.strictObject({
-  project_id: z.guid().optional(),
-  actor_id: z.guid().optional(),
-  object_id: z.guid().optional(),
-  before: z.coerce.number().int().positive().optional(),
-  limit: z.coerce.number().int().min(1).max(200).optional(),
-});
-
-/** The workspace activity feed, newest first, filtered by project/actor/object. */
-export function activityFeed(who: Who, input: unknown): Promise<Envelope> {
-  return guarded(async () => {
-    const args = parse(activityFeedInput, input, 'activity filter');
-    return readJson(who, `select bullpen.activity_feed(${sqlLiteral(JSON.stringify(args))}::jsonb) as r`);
-  });
-}
-
 /** Agents and humans with last seen, open tasks, current claim and keys. */
 export function actorsOverview(who: Who): Promise<Envelope> {
   return guarded(async () => ({ actors: await readJson(who, `select bullpen.console_actors() as r`) }));
@@ -194,5 +178,23 @@ export function inviteHumanAs(who: Who, input: unknown): Promise<Envelope> {
     await requireOwner(who);
     const inv = await inviteHuman(who.db, { name: args.name, email: args.email, tenantId: who.claims.tenant_id });
     return { actor_id: inv.actor_id, display_name: inv.display_name, token: inv.token, expires_at: inv.expires_at, created: inv.created_actor };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Feedback triage: owners move a feature request's status (checked in SQL); the filer is told
+// ---------------------------------------------------------------------------------------------
+
+export const triageInput = z.strictObject({
+  id: z.guid(),
+  status: z.enum(['open', 'accepted', 'in_progress', 'shipped', 'declined']),
+  resolution: z.string().trim().max(4000).optional(),
+});
+
+/** Moves a feature request (owners only); returns {feature_request, changed, notified}. */
+export function triageFeatureRequest(who: Who, input: unknown): Promise<Envelope> {
+  return guarded(async () => {
+    const args = parse(triageInput, input, 'triage');
+    return readJson(who, `select bullpen.feature_request_triage(${sqlLiteral(JSON.stringify(args))}::jsonb) as r`);
   });
 }

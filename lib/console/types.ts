@@ -28,7 +28,7 @@ export const STATUS_LABEL: Record<TaskStatus, string> = {
 
 export const PRIORITY_LABEL = ['Urgent', 'High', 'Medium', 'Low', 'None'] as const;
 
-export type { ActivityFeedItem as ActivityItem, ActorOverview, Criterion, ProjectBrief, TaskFull, TaskRow } from '../core/rows';
+export type { ActivityItem, AttachmentRow, CodeRefRow, FeatureRequestRow, RepositoryRow, RunCounts, RunRow, ActorOverview, Criterion, ProjectBrief, TaskFull, TaskRow } from '../core/rows';
 export type { DecisionHit, DecisionRow, NoteHit, NoteRow, SkillRow } from '../core/rows';
 export type { DecisionQueryOutput } from '../core/decisions';
 export type { KnowledgeSearchOutput } from '../core/knowledge';

@@ -207,7 +207,7 @@ export const GLOSSARY: readonly { term: string; definition: string }[] = [
   {
     term: 'Gate',
     definition:
-      'A condition checked before a task may move to `done`: acceptance criteria, and the reviewer\'s approval when the task has a `reviewer_actor_id`. The evidence gate arrives with the repositories & code room.',
+      'A condition checked before a task may move to `done`: acceptance criteria, evidence (`requires_evidence`: a live code ref or attachment), and the reviewer\'s approval when the task has a `reviewer_actor_id`. A refusal names the first unmet one and the tool that satisfies it.',
   },
   {
     term: 'Claim',
@@ -237,7 +237,7 @@ export const GLOSSARY: readonly { term: string; definition: string }[] = [
   {
     term: 'Run',
     definition:
-      'One burst of work by one agent, identified by the `X-Bullpen-Run` header. Derived idempotency keys are scoped to it.',
+      'One burst of work by one actor, named by `X-Bullpen-Run` (`BULLPEN_RUN_ID`), else one per MCP connection. Registered at its first write; scopes derived idempotency keys; `run_summary` says what it produced and cost.',
   },
   {
     term: 'Idempotency key',
@@ -302,7 +302,22 @@ export const GLOSSARY: readonly { term: string; definition: string }[] = [
   {
     term: 'Code ref',
     definition:
-      'A link from a task to a commit, branch or pull request. Arrives with the repositories & code room; until then put the commit SHA and PR URL in the task body.',
+      'A link from a task (or project, decision, note) to a commit, branch, pull request, tag or compare view, recorded with `task_code_ref` or `code_ref_add`. Repository, branch and sha default from your run.',
+  },
+  {
+    term: 'Evidence',
+    definition:
+      'What a task with `requires_evidence: true` needs before `done`: a live code ref or attachment. A PR closed unmerged or a removed attachment does not count.',
+  },
+  {
+    term: 'Heartbeat',
+    definition:
+      '`run_heartbeat`: tells Bullpen a run is alive and where it stands (head, branch, repository, usage). A run silent for 30 minutes is abandoned and its leases released.',
+  },
+  {
+    term: 'Series',
+    definition:
+      'The wake-ups of one loop (`X-Bullpen-Run-Group` / `BULLPEN_RUN_GROUP`). Each is a `loop_tick` run; `whoami`\'s delta continues from the previous tick.',
   },
 ];
 
@@ -313,7 +328,7 @@ export const GLOSSARY: readonly { term: string; definition: string }[] = [
 const GETTING_STARTED = `
 # Getting started
 
-Bullpen is a shared workspace where agents and humans plan and do work together: projects, tasks with dependencies, leases that say who is working on what, decisions, knowledge searchable by meaning and skills. Later rooms add handoffs, runs and code references. Everything you do shows up on the live board humans watch in the console, and humans act through the same functions you call.
+Bullpen is a shared workspace where agents and humans plan and do work together: projects, tasks with dependencies, leases that say who is working on what, handoffs and questions between actors, decisions, knowledge searchable by meaning, skills, runs, repositories and the code and files that prove work was done. Everything you do shows up on the live board humans watch in the console, and humans act through the same functions you call.
 
 ## Connect
 
@@ -402,8 +417,8 @@ A claim puts a time-limited lease on a task; while it is live nobody else can cl
 - Knowledge: \`knowledge_write\`, \`knowledge_update\`, \`knowledge_search\` (see \`knowledge\`).
 - Search & skills: \`search\` (keywords, everything), \`skill_list\`, \`skill_get\`, \`skill_upsert\` (see \`skills\`).
 
-## Arriving with later rooms
-The contract has 57 tools; they arrive room by room. The guide index (\`guide()\`) lists the tools you can call now and those still to come, straight from the server's registry. Do not call a tool until it appears in your tool list; each room's topic says what to do meanwhile. Already here: \`task_get\` returns a task's activity timeline and its comment thread (\`comment_add\` writes to a task's or project's thread, \`comment_query\` reads it, a \`task_release\` note lands in it), and the \`delta\` in \`whoami\` tells you what changed.
+## All of it, one vocabulary
+The contract's 57 tools are all callable; the guide index (\`guide()\`) lists them by room, straight from the server's registry. A key may be scoped to some rooms: your tool list shows what yours may call.
 `;
 
 const THE_LOOP = `
@@ -727,52 +742,74 @@ A task with \`reviewer_actor_id\` cannot be \`done\` until that reviewer approve
 const GIT_AND_REPOS = `
 # Git and repositories
 
-Most agent work ends in code. Linking each change to its task lets humans review it and lets anyone trace a line of code back to the reason it exists.
+"Done" should point at the code that delivered it. Bullpen keeps repositories (one per git remote, however it is spelled) and code refs: links from a task, project, decision or note to a commit, branch, pull request, tag or compare view.
+
+## Tell Bullpen where you stand
+Over MCP the server cannot see your working directory. Say it once per run, in one of three ways:
+- send the header \`X-Bullpen-Repo: <git remote get-url origin>\` with every request (credentials are stripped; a local path is never stored);
+- or report \`remote_url\` in \`run_heartbeat\`, together with \`head_sha\`, \`branch\` and \`dirty\`;
+- or, from a shell, \`npx bullpen repo register\` inside the repository: the CLI reads the remote itself.
+
+\`repo_register\` with no input then resolves "the repository I stand in". \`project_brief\` lists a project's repositories and says whether your run is inside one (\`in_repository\`, \`repo_match\`): if it is \`false\`, you are probably in the wrong checkout.
+
+\`\`\`json
+{ "tool": "run_heartbeat", "arguments": { "remote_url": "git@github.com:acme/payments.git", "branch": "pa-12-refund-rounding", "head_sha": "3f9c2e1a7b", "dirty": false } }
+\`\`\`
+
+## Link projects to repositories
+\`repo_link\` ties a project to a repository as \`primary\`, \`dependency\` or \`docs\`. Linking unlocks two filters: \`task_claim\` with \`repository_ids\` claims only work of projects in those repositories (claim what you can build where you stand), and \`project_query\` with \`repository_id\` lists the projects a repository serves.
+
+\`\`\`json
+{ "tool": "repo_link", "arguments": { "project_id": "PA", "repo_slug": "acme/payments", "role": "primary" } }
+\`\`\`
+
+## Record the code that delivered a task
+\`task_code_ref\` takes \`ref_type\` \`commit\`, \`branch\`, \`pr\`, \`tag\` or \`compare\`. Repository, branch and sha default from your run (what your last heartbeat reported), then from the project's only primary repository, so a commit is often just:
+
+\`\`\`json
+{ "tool": "task_code_ref", "arguments": { "task_id": "PA-12", "ref_type": "commit" } }
+\`\`\`
+
+A pull request: \`{"task_id": "PA-12", "ref_type": "pr", "pr_url": "<PR URL>", "title": "Round refunds half-even"}\` (the number is read from the URL). Adding the same ref again updates it instead of duplicating it. \`code_ref_add\` does the same for a project, decision or note. When the PR moves, say so with \`code_ref_update\` and \`{"patch": {"pr_state": "merged"}}\`: the task's timeline gets \`pr.merged\` (or \`pr.closed\`). \`code_ref_query\` answers "what code delivered this work?" by object, repository, type, state or run; \`task_get\` lists a task's code refs with web links.
+
+## The evidence gate
+A task with \`requires_evidence: true\` cannot move to \`done\` until it has a live code ref or attachment. A PR closed without merging and a removed attachment do not count. The refusal is \`GATE_UNMET\` and its hint names \`task_code_ref\` and \`attach_add\`. Record the evidence, then set \`done\` again.
 
 ## Working practices
 - Put the task ref in branch names and commit messages: branch \`pa-12-refund-rounding\`, commit \`PA-12: round refunds half-even\`.
-- Keep one task per branch and per pull request where you can.
-- Never paste credentials or tokens into a task body, commit or note.
-- Before you close a task, push your work and write the result into the task body: commit SHA, PR URL, and how you verified it.
-
-\`\`\`json
-{ "tool": "task_update", "arguments": { "task_id": "PA-12", "idempotency_key": "PA-12:done", "patch": { "status": "done", "body": "<existing body>\\n\\n## Result\\n- Commit: 3f9c2e1a7b\\n- PR: <pull request URL>\\n- Verified: refund tests pass; manual zero-amount refund." } } }
-\`\`\`
-
-If the change still needs review or merging, move the task to \`in_review\` with the PR URL in the body instead, and close it once merged.
-
-## Coming with the repositories & code room
-- \`repo_register\`, \`repo_link\`, \`repo_query\`: register repositories in the workspace, link them to projects, and list them.
-- \`task_code_ref\`, \`code_ref_add\`, \`code_ref_update\`, \`code_ref_query\`: record and look up the commits, branches and pull requests that belong to a task, and keep their state current.
-- The evidence gate: a task with \`requires_evidence: true\` will need recorded evidence before it can move to \`done\`. Until the room lands, only acceptance criteria gate \`done\`. Still write evidence into the body when \`requires_evidence\` is set, because humans rely on it.
-
-\`task_get\` already returns a \`code_refs\` list, empty until then. \`project_query\` already takes a \`repository_id\` filter and \`task_claim\` takes \`repository_ids\`. Both become useful once repositories are registered. None of the tools above can be called yet.
-
-## Meanwhile
-- **Which repository?** Read the task body and the project's description (\`project_query\` with \`{"project_id": "PA", "detail": "full"}\`). If neither says, ask a human: set the task \`blocked\` with the question in the body, or release it with a note.
-- **Where is the code for a finished task?** Search task bodies: \`task_query\` with \`{"q": "3f9c2e1"}\` or the PR number, then \`task_get\`.
-- **Follow-up work found while coding?** Create a task for it (\`task_create\`) rather than widening your current one, and link it with \`depends_on\` if it must come first.
+- One task per branch and per pull request where you can.
+- Never paste credentials or tokens into a task, commit, code ref or note.
+- Follow-up work found while coding is a new task (\`task_create\`), not a wider current one.
 `;
 
 const RUNS_AND_SUBAGENTS = `
 # Runs and sub-agents
 
 ## Runs
-A run is one burst of work by one agent, from your first \`whoami\` until you stop. Name it by sending \`X-Bullpen-Run: <run id>\` on every request of that burst. Use a fresh, unique id per run, for example your agent name plus a timestamp or a uuid.
+A run is one burst of work by one actor. Every call belongs to one:
+- over MCP, the one named by \`X-Bullpen-Run: <run id>\` (a fresh, unique id per burst: your agent name plus a timestamp or a uuid); without the header, one run per MCP connection;
+- from the CLI, \`BULLPEN_RUN_ID\`; without it, one run per calling shell and day.
 
-Why it matters: without an explicit key, the server derives an idempotency key from tool, input, actor **and run**. Inside one run, an accidental identical retry within about two minutes is absorbed. Two different runs making the same call do not swallow each other's writes.
+The run is registered by your first \`whoami\` or write; nothing to call first. It scopes derived idempotency keys (two runs making the same call never swallow each other's writes), attributes the activity log, and carries the repository you stand in, your branch and head (see \`git-and-repos\`).
 
-## Coming with the runs room
-\`run_fork\`, \`run_heartbeat\`, \`run_end\`, \`run_query\`, \`run_get\` and \`run_summary\` will record runs explicitly: forking child runs for sub-agents, signalling liveness, closing a run, and summarising what a run did. None of them can be called yet.
+Runs are \`session\`, \`loop_tick\` (one wake-up of a series, see \`sessions-and-loops\`) or \`subagent\`. They form a tree through their parent.
 
-Meanwhile:
-- **Liveness is the task lease.** Renew it with \`task_claim\` and your \`task_id\` before it expires.
-- **Your run summary is the state of your tasks.** Before you stop, make sure every task you touched says in its body or a release note what happened. Your final message to whoever started you should list the refs you finished, released or blocked.
+## Keep a run alive, end it, count what it cost
+- \`run_heartbeat\` every few minutes during long work. It records \`head_sha\`, \`branch\`, \`dirty\`, \`counts\` (your own tallies) and \`usage\`. A run with no heartbeat and no write for 30 minutes is abandoned by the reaper: its task leases are released so others can pick the work up, and the log says why.
+- \`usage\` is \`{model, tokens_in, tokens_out, cost_usd}\` (or a list, one per model) holding your run's running totals, not increments: a retried report never counts twice.
+- \`run_end\` with \`succeeded\`, \`failed\` or \`cancelled\` and a \`summary\` closes it. Its answer lists \`held_tasks\` still leased to the run; pass \`release_leases: true\` to give them back.
+
+\`\`\`json
+{ "tool": "run_end", "arguments": { "status": "succeeded", "summary": "PA-12 done, PA-13 released (needs a schema decision)", "usage": { "model": "claude-sonnet", "tokens_in": 182000, "tokens_out": 21000, "cost_usd": 0.86 } } }
+\`\`\`
+
+## Looking back
+\`run_summary\` is the standup view of a run (default: yours): tasks created and completed, decisions, notes, handoffs, code refs, activity, tokens and cost; \`include_children\` rolls up the whole tree. \`run_query\` lists runs by actor (\`"me"\`), status, kind, root run or series; \`run_get\` with \`include_children\` returns a subtree.
 
 ## Sub-agents
 If you spawn sub-agents that call Bullpen themselves:
 
-1. **Split the work into tasks first.** Create subtasks in one batch under a parent task:
+1. **Split the work into tasks first**, in one batch under a parent task:
 
 \`\`\`json
 { "tool": "task_create_many", "arguments": { "project_id": "PA", "idempotency_key": "run-7f3a:split-PA-10", "tasks": [
@@ -780,13 +817,13 @@ If you spawn sub-agents that call Bullpen themselves:
   { "title": "Refunds: endpoint", "parent_task_id": "PA-10", "labels": ["refunds"], "depends_on": [ { "batch_index": 0 } ] } ] } }
 \`\`\`
 
-2. **Each sub-agent claims before it works**, either a specific subtask with \`task_claim\` and \`task_id\`, or from the pool filtered by label. The lease then guarantees no two sub-agents work the same task.
-3. **Each sub-agent gets its own run id** (its own \`X-Bullpen-Run\`). Sub-agents that share your key act as you. If they also shared your run, two of them sending identical input within two minutes would get one replayed result, and the second write would silently not happen.
-4. **Each sub-agent uses its own explicit claim keys**, e.g. \`"run-7f3a-sub2:claim-1"\`. Two claims with the same explicit key from the same actor return the same task.
-5. **Prefer a separate actor for long-lived sub-agents.** A human can mint one with \`npx bullpen agent add NAME\`, and the board then shows who did what.
-6. **Track progress from the parent.** \`task_get\` on the parent task lists its subtasks and their status. Do not close the parent until the subtasks are done or deliberately cancelled.
+2. **Fork a run for each**: \`run_fork\` with a \`label\` and \`goal\` registers a child run under yours and answers with the \`env\` (\`BULLPEN_RUN_ID\`, \`BULLPEN_PARENT_RUN_ID\`) and \`headers\` (\`X-Bullpen-Run\`, \`X-Bullpen-Parent-Run\`) to hand to the child. A child that shares your process and connection still counts as your run; only its own headers or environment make its calls its own.
+3. **Each sub-agent claims before it works**, a specific subtask with \`task_claim\` and \`task_id\`, or from the pool filtered by label. The lease guarantees no two work the same task.
+4. **Each sub-agent uses its own explicit claim keys**, e.g. \`"run-7f3a-sub2:claim-1"\`.
+5. **Prefer a separate actor for long-lived sub-agents** (\`npx bullpen agent add NAME\`), so the board shows who did what.
+6. **Track progress from the parent**: \`task_get\` on the parent lists its subtasks; \`run_summary\` with \`include_children\` shows what the children produced and cost.
 
-A sub-agent that dies leaves its task \`in_progress\` until the lease runs out. The task is then ready again and anyone can claim it. Give sub-agents leases that match their expected work time.
+A sub-agent that dies goes silent: the reaper abandons its run and releases its leases, and the tasks are ready again.
 `;
 
 const SESSIONS_AND_LOOPS = `
@@ -795,7 +832,7 @@ const SESSIONS_AND_LOOPS = `
 You may lose your memory between sessions; Bullpen does not. Treat task bodies, comments and the delta as your memory.
 
 ## Starting or resuming a session
-1. Call \`whoami\`. Send a new \`X-Bullpen-Run\` id if this is a new burst of work.
+1. Call \`whoami\`. Send a new \`X-Bullpen-Run\` id if this is a new burst of work (and \`X-Bullpen-Repo\` with your git remote).
 2. For each \`in_progress\` task in \`open_tasks\`: read it with \`task_get\` (especially your own \`## Progress\` notes and any comments), then re-claim it with \`{"task_id": …}\` to get a fresh lease. \`LEASE_HELD\` or \`NOT_CLAIMABLE\` means someone else has taken it over or it changed; leave it.
 3. Skim the \`delta\` for changes by others that affect you: a dependency finished, a task reassigned, new tasks in your project.
 4. Only then claim new work.
@@ -816,6 +853,8 @@ loop:
   task_get -> work -> renew lease at half-time -> task_update (done / in_review) or task_release
 \`\`\`
 
+Each wake-up of a loop is its own run. Name the series with \`X-Bullpen-Run-Group\` (\`BULLPEN_RUN_GROUP\` for the CLI) and a fresh \`X-Bullpen-Run\` per wake-up: each becomes a \`loop_tick\` run of that series, and \`whoami\`'s \`delta\` starts where the previous tick's left off, so nothing that happened between ticks is missed, even when the same key was used elsewhere meanwhile. \`run_query\` with \`run_series_key\` lists the ticks; \`run_summary\` says what one produced. During long ticks, \`run_heartbeat\`; at the end of each, \`run_end\`.
+
 Pacing rules:
 - When idle, wait with \`wait_seconds\` on \`task_claim\` or \`inbox\` instead of sleeping and polling: the call returns the moment work or a message arrives. Without it, call no more than about once a minute.
 - On \`BUSY\` or \`UNAVAILABLE\`, back off before retrying (see \`errors-and-recovery\`).
@@ -829,6 +868,8 @@ Before you stop, every task you hold must be in a state others understand:
 - \`done\` or \`in_review\`, with the result in the body, or
 - \`blocked\`, with the reason in the body, or
 - released with \`task_release\` and a note.
+
+Then close the run: \`run_end\` with its status, a summary and your usage. Milestones worth narrating to humans (a deploy, a migration) go to \`activity_log\`; \`activity_query\` reads the log back by project, actor, run, verb or time window.
 
 Never leave a task \`in_progress\` with a live lease when you are gone: nobody else can claim it until the lease expires. Finish with a short report to whoever started you that lists the refs you touched and their final state.
 `;
@@ -932,25 +973,23 @@ A key names the **intended operation**, not the attempt.
 const FEEDBACK = `
 # Feedback
 
-Bullpen is built for agents. When something about it slows you down, that is worth reporting. Useful reports include:
-- a tool or filter you needed that does not exist,
-- an error whose hint did not tell you how to recover,
-- guide text that was wrong, missing or unclear,
-- a workflow that took five calls where one should do,
-- behaviour that surprised you.
+Bullpen is built for agents. When something about it gets in your way, file it the moment you hit it, while you still have the details:
+- a tool or filter you needed that does not exist (\`capability\`),
+- a workflow that took five calls where one should do, an error whose hint did not help (\`friction\`),
+- a wrong answer or a crash (\`bug\`),
+- guide text that was wrong, missing or unclear (\`docs\`).
 
-## Coming with the feedback room
-\`feature_request_create\` files a request, and \`feature_request_query\` lists existing ones, so you can check for a duplicate and add to it instead. Neither can be called yet.
-
-## Meanwhile
-- Note the friction where a human will see it: in the body of the task you were working on, under a \`## Bullpen feedback\` heading, or in your \`task_release\` note:
-
+## Filing
 \`\`\`json
-{ "tool": "task_update", "arguments": { "task_id": "PA-12", "patch": { "body": "<existing body>\\n\\n## Bullpen feedback\\nWanted tasks whose dependencies were cancelled; task_query has no filter for that, so I read 40 tasks one by one." } } }
+{ "tool": "feature_request_create", "arguments": { "kind": "capability", "severity": "medium", "title": "task_query cannot find tasks whose dependency was cancelled", "body": "Goal: find work stuck behind cancelled blockers. I read 40 tasks one by one with task_get. Expected a state filter for it.", "tool_name": "task_query" } }
 \`\`\`
 
-- Repeat it in your final message to the human who started you.
-- Keep it separate from the project's own work. Do not create tasks in someone's project just to file feedback about Bullpen unless you were asked to.
+- \`title\` and \`body\` are read by the workspace's owners and by Bullpen's makers. **Never include secrets, keys, tokens or client-confidential content**; what looks like a credential is redacted before storing, but do not rely on it.
+- \`tool_name\`, \`error_code\` and \`context\` (the input you sent, the reply you got) make a report actionable.
+- Repeats are counted, not duplicated: while a request is open, the same \`fingerprint\` (or, without one, the same kind, tool, error and title) adds to \`occurrences\` on the existing request. Pass your own \`fingerprint\` to group reports of one problem worded differently.
+
+## Learning the outcome
+\`feature_request_query\` lists the workspace's requests with their status (\`open\` → \`accepted\` → \`in_progress\` → \`shipped\` or \`declined\`) and the resolution note. Check it before filing to add to an existing request, and after a while to see what became of yours. Owners move the status in the console; you are told (the change appears in your \`whoami\` delta).
 
 ## Writing feedback that gets acted on
 - **Goal:** what you were trying to achieve, not only the call you made.
@@ -960,7 +999,7 @@ Bullpen is built for agents. When something about it slows you down, that is wor
 - **Workaround:** what you did instead, if anything.
 - **Cost:** how often it happens and what it cost (extra calls, time, a failed task).
 
-Report one problem per note. Be specific: "task_query cannot filter by parent task" is actionable; "querying is awkward" is not. Report documented behaviour that you think is wrong too, but say that it is documented so nobody mistakes it for a bug.
+One problem per request. "task_query cannot filter by parent task" is actionable; "querying is awkward" is not.
 `;
 
 function renderGlossary(): string {
@@ -988,7 +1027,7 @@ export const GUIDE_TOPICS: readonly GuideTopic[] = [
   topic(
     'entities',
     'Entities',
-    'Workspaces, actors, projects, tasks, leases and runs: what each is, which tools touch it, and what later rooms add.',
+    'Workspaces, actors, projects, tasks, leases and runs: what each is, which tools touch it, and where the rooms that build on them are described.',
     ENTITIES,
   ),
   topic(
@@ -1030,13 +1069,13 @@ export const GUIDE_TOPICS: readonly GuideTopic[] = [
   topic(
     'git-and-repos',
     'Git and repositories',
-    'Tying tasks to branches, commits and pull requests; what to do until the repositories & code room arrives.',
+    'Telling Bullpen which repository you stand in, linking projects to repositories, recording commits and PRs, and the evidence gate.',
     GIT_AND_REPOS,
   ),
   topic(
     'runs-and-subagents',
     'Runs and sub-agents',
-    'What a run is, why the X-Bullpen-Run header matters, and how to split work across sub-agents safely.',
+    'What a run is, heartbeats, usage and cost, the reaper, run summaries, and forking runs for sub-agents.',
     RUNS_AND_SUBAGENTS,
   ),
   topic(
@@ -1060,7 +1099,7 @@ export const GUIDE_TOPICS: readonly GuideTopic[] = [
   topic(
     'feedback',
     'Feedback',
-    'Reporting what is missing or confusing in Bullpen; what to do until the feedback room arrives.',
+    'Filing bugs, friction and missing capabilities about Bullpen itself with feature_request_create, and learning the outcome.',
     FEEDBACK,
   ),
   topic(

@@ -1,6 +1,6 @@
 /** Input normalisation that runs before validation: camelCase aliases and the "me" sentinel. */
 
-const FREEFORM_KEYS = new Set(['metadata', 'response', 'meta', 'counts']);
+const FREEFORM_KEYS = new Set(['metadata', 'response', 'meta', 'counts', 'context']);
 
 function snake(key: string): string {
   return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);

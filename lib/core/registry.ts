@@ -1,11 +1,16 @@
+import { activityTools } from './activity';
+import { attachmentTools } from './attachments';
 import { commentTools } from './comments';
 import { decisionTools } from './decisions';
+import { feedbackTools } from './feedback';
 import { guideTools } from './guide';
 import { handoffTools } from './handoffs';
 import { identityTools } from './identity';
 import { knowledgeTools } from './knowledge';
 import { projectTools } from './projects';
 import { searchTools } from './search';
+import { repoTools } from './repos';
+import { runTools } from './runs';
 import { taskTools } from './tasks';
 import type { ToolDef } from './tool';
 
@@ -19,6 +24,11 @@ export const registry: readonly ToolDef[] = [
   ...decisionTools,
   ...knowledgeTools,
   ...searchTools,
+  ...activityTools,
+  ...attachmentTools,
+  ...runTools,
+  ...repoTools,
+  ...feedbackTools,
   ...guideTools,
 ] as readonly ToolDef[];
 

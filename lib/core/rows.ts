@@ -22,8 +22,6 @@ export const nextCursor = z.string().nullable().describe('pass back as cursor fo
 /** Added by the executor to the answer of a call made with wait_seconds. */
 export const waitedMs = z.number().int().nonnegative().optional().describe('with wait_seconds: how long the call held, in ms');
 
-/** A list that stays empty until the room that fills it arrives. */
-export const untilRoom = (room: string) => z.array(z.never()).max(0).describe(`empty until the ${room} room arrives`);
 
 /**
  * The result of a write. A replay (same idempotency_key, same input) returns the stored result of
@@ -174,6 +172,7 @@ export const taskRow = z
       .strictObject({ actor_id: id, expires_at: timestamp, live: z.boolean() })
       .nullable()
       .describe('who holds the task and until when; live:false once it has lapsed'),
+    lease_run_key: z.string().nullable().describe('the run that holds the lease (the reaper releases it when that run goes silent)'),
   })
   .meta({ id: 'TaskRow', description: 'A task as listings show it: everything but the body, plus derived state.' });
 export type TaskRow = z.infer<typeof taskRow>;
@@ -230,27 +229,205 @@ export const taskActivityEntry = z
   .meta({ id: 'TaskActivityEntry', description: 'One entry of a task timeline.' });
 export type TaskActivityEntry = z.infer<typeof taskActivityEntry>;
 
-/** bullpen.activity_feed: the console's workspace feed. */
-export const activityFeedItem = z.strictObject({
-  ...activityBase,
-  severity: z.enum(['info', 'warn', 'critical']),
-  object_type: z.string(),
-  object_id: id.nullable(),
-  project_id: id.nullable(),
-  project_key: z.string().nullable(),
-  actor_id: id.nullable(),
-  actor: z.string().nullable(),
-  actor_kind: actorKind.nullable(),
-  run_id: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()),
-  task_ref: z.string().nullable(),
-  task_title: z.string().nullable(),
-});
-export type ActivityFeedItem = z.infer<typeof activityFeedItem>;
+/** A row of activity_query (the console's activity page reads the same tool). */
+export const activityItem = z
+  .strictObject({
+    ...activityBase,
+    severity: z.enum(['info', 'warn', 'critical']),
+    status: z.string().nullable().describe('a milestone\'s status (activity_log)'),
+    object_type: z.string(),
+    object_id: id.nullable(),
+    project_id: id.nullable(),
+    project_key: z.string().nullable(),
+    actor_id: id.nullable().describe('null for the server itself (the reaper)'),
+    actor: z.string().nullable(),
+    actor_kind: actorKind.nullable(),
+    run_id: z.string().nullable().describe('the run key'),
+    metadata: z.record(z.string(), z.unknown()),
+    task_ref: z.string().nullable(),
+    task_title: z.string().nullable(),
+  })
+  .meta({ id: 'ActivityItem', description: 'One entry of the activity log.' });
+export type ActivityItem = z.infer<typeof activityItem>;
 
-export const activityFeedPage = z.strictObject({
-  items: z.array(activityFeedItem),
-  next_cursor: z.string().nullable().describe('the seq to pass as before for the next page'),
+// ---------------------------------------------------------------------------------------------
+// Provenance: runs, repositories, code refs, attachments, feature requests
+// ---------------------------------------------------------------------------------------------
+
+const runKind = z.enum(['session', 'loop_tick', 'subagent']);
+export const runStatus = z.enum(['running', 'succeeded', 'failed', 'cancelled', 'abandoned']);
+const usd = z.number().nonnegative();
+
+/** bullpen.run_json */
+export const runRow = z
+  .strictObject({
+    id,
+    run_key: z.string(),
+    actor_id: id,
+    actor: z.string().nullable().describe("the actor's display name"),
+    kind: runKind,
+    status: runStatus,
+    parent_run_key: z.string().nullable(),
+    parent_run_id: id.nullable(),
+    run_series_key: z.string().nullable(),
+    label: z.string().nullable(),
+    goal: z.string().nullable(),
+    agent_role: z.string().nullable(),
+    repository_id: id.nullable(),
+    repository: z.string().nullable().describe('owner/name'),
+    head_sha: z.string().nullable(),
+    branch: z.string().nullable(),
+    dirty: z.boolean().nullable(),
+    counts: z.record(z.string(), z.unknown()).describe('the tallies the run reported'),
+    usage: z
+      .record(z.string(), z.strictObject({ tokens_in: count, tokens_out: count, cost_usd: usd.optional() }))
+      .describe('per model: the latest running totals reported'),
+    tokens_in: count,
+    tokens_out: count,
+    cost_usd: usd,
+    seen_through: timestamp.nullable().describe("whoami's delta cursor"),
+    summary: z.string().nullable(),
+    end_reason: z.string().nullable(),
+    started_at: timestamp,
+    last_heartbeat_at: timestamp.nullable(),
+    last_active_at: timestamp.describe('last heartbeat or write'),
+    ended_at: timestamp.nullable(),
+    silent_seconds: count,
+    stale: z.boolean().describe('running but silent for 10 minutes; abandoned after 30'),
+  })
+  .meta({ id: 'Run', description: 'A burst of work by one actor.' });
+export type RunRow = z.infer<typeof runRow>;
+
+/** bullpen.run_counts: what runs produced. */
+export const runCounts = z
+  .strictObject({
+    tasks_created: count,
+    tasks_completed: count,
+    decisions: count,
+    notes: count,
+    handoffs: count,
+    comments: count,
+    code_refs: count,
+    attachments: count,
+    activity: count,
+    by_verb: z.record(z.string(), count),
+  })
+  .meta({ id: 'RunCounts', description: 'What a run produced, counted from the log.' });
+export type RunCounts = z.infer<typeof runCounts>;
+
+export const repoRole = z.enum(['primary', 'dependency', 'docs']);
+
+/** bullpen.repository_json */
+export const repositoryRow = z
+  .strictObject({
+    id,
+    host: z.string(),
+    owner: z.string(),
+    name: z.string(),
+    slug: z.string().describe('owner/name'),
+    remote_url: z.string().describe('canonical https URL, no credentials'),
+    default_branch: z.string().nullable(),
+    created_by_actor_id: id.nullable(),
+    created_at: timestamp,
+  })
+  .meta({ id: 'Repository', description: 'A git repository, one per normalised remote.' });
+export type RepositoryRow = z.infer<typeof repositoryRow>;
+
+export const prState = z.enum(['open', 'draft', 'merged', 'closed']);
+
+/** bullpen.code_ref_json */
+export const codeRefRow = z
+  .strictObject({
+    id,
+    object_type: z.enum(['task', 'decision', 'note', 'project']),
+    object_id: id,
+    task_id: id.nullable(),
+    project_id: id.nullable(),
+    repository_id: id.nullable(),
+    repository: z.string().nullable().describe('owner/name'),
+    ref_type: z.enum(['commit', 'branch', 'pr', 'tag', 'compare']),
+    sha: z.string().nullable(),
+    branch: z.string().nullable(),
+    tag: z.string().nullable(),
+    pr_number: z.number().int().positive().nullable(),
+    pr_url: z.string().nullable(),
+    pr_state: prState.nullable(),
+    title: z.string().nullable(),
+    url: z.string().nullable(),
+    href: z.string().nullable().describe('a web link, where Bullpen knows the host'),
+    label: z.string().describe('e.g. "PR #42", "commit abc1234"'),
+    live: z.boolean().describe('counts as evidence (a PR closed unmerged does not)'),
+    run_id: id.nullable(),
+    run_key: z.string().nullable(),
+    created_by_actor_id: id,
+    created_by: z.string().nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'CodeRef', description: 'A commit, branch, PR, tag or compare view linked to an object.' });
+export type CodeRefRow = z.infer<typeof codeRefRow>;
+
+/** bullpen.attachment_json */
+export const attachmentRow = z
+  .strictObject({
+    id,
+    object_type: z.enum(['project', 'task', 'decision', 'note', 'comment', 'handoff']),
+    object_id: id,
+    task_id: id.nullable(),
+    project_id: id.nullable(),
+    kind: z.enum(['file', 'link']),
+    url: z.string().nullable(),
+    storage_path: z.string().nullable(),
+    download_url: z.string().nullable().describe('where the server serves a stored file'),
+    title: z.string().nullable(),
+    filename: z.string().nullable(),
+    mime_type: z.string().nullable(),
+    size_bytes: count.nullable(),
+    run_id: id.nullable(),
+    created_by_actor_id: id,
+    created_by: z.string().nullable(),
+    created_at: timestamp,
+    removed_at: timestamp.nullable(),
+    removed_by_actor_id: id.nullable(),
+  })
+  .meta({ id: 'Attachment', description: 'A file or link on an object.' });
+export type AttachmentRow = z.infer<typeof attachmentRow>;
+
+export const featureRequestStatus = z.enum(['open', 'accepted', 'in_progress', 'shipped', 'declined']);
+
+/** bullpen.feature_request_json */
+export const featureRequestRow = z
+  .strictObject({
+    id,
+    title: z.string(),
+    body: z.string(),
+    kind: z.enum(['bug', 'friction', 'capability', 'docs']),
+    severity: z.enum(['low', 'medium', 'high']),
+    tool_name: z.string().nullable(),
+    error_code: z.string().nullable(),
+    context: z.unknown(),
+    fingerprint: z.string(),
+    status: featureRequestStatus,
+    resolution: z.string().nullable(),
+    filed_by_actor_id: id,
+    filed_by: z.string().nullable(),
+    run_key: z.string().nullable(),
+    occurrences: z.number().int().positive().describe('how often it was filed while open'),
+    last_filed_at: timestamp,
+    status_changed_at: timestamp.nullable(),
+    status_changed_by_actor_id: id.nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'FeatureRequest', description: 'A report about Bullpen itself.' });
+export type FeatureRequestRow = z.infer<typeof featureRequestRow>;
+
+/** task_get's evidence section: what the evidence gate sees. */
+export const taskEvidence = z.strictObject({
+  required: z.boolean().describe('requires_evidence'),
+  met: z.boolean(),
+  code_refs: count.describe('live code refs'),
+  attachments: count.describe('live attachments'),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -513,8 +690,10 @@ export const projectBrief = z
     open_handoffs: z.array(handoffRow).describe('handoffs about the project and its tasks, not resolved, newest 10'),
     recent_decisions: z.array(briefDecision).describe('current decisions of the project, newest first'),
     knowledge: z.array(noteTitle).describe('live knowledge notes of the project, newest first'),
-    repositories: untilRoom('provenance'),
-    in_repository: z.null().describe('whether your run is inside one of the repositories (with the repositories room)'),
+    repositories: z.array(repositoryRow.extend({ role: repoRole, linked_at: timestamp })).describe('primary first'),
+    current_repository: repositoryRow.nullable().describe('where your run stands (X-Bullpen-Repo or run_heartbeat remote_url)'),
+    in_repository: z.boolean().nullable().describe('whether your run stands in one of them; null when Bullpen does not know where it stands'),
+    repo_match: z.strictObject({ repository_id: id, slug: z.string(), role: repoRole }).nullable(),
     recent_activity: z.array(activityEntry),
     subprojects: z.array(projectStub),
   })

@@ -28,7 +28,9 @@ import {
   taskFull,
   taskRow,
   timestamp,
-  untilRoom,
+  attachmentRow,
+  codeRefRow,
+  taskEvidence,
   waitedMs,
   taskDecisionLink,
   noteTitle,
@@ -171,8 +173,9 @@ export const taskGetOutput = z.strictObject({
   review: reviewState.nullable().describe('where the review stands; null without a reviewer'),
   decisions: z.array(taskDecisionLink).describe('decisions that name this task in related_task_ids'),
   notes: z.array(noteTitle).describe('live knowledge notes that name this task'),
-  code_refs: untilRoom('provenance'),
-  attachments: untilRoom('provenance'),
+  code_refs: z.array(codeRefRow).describe('newest first'),
+  attachments: z.array(attachmentRow).describe('live ones, newest first'),
+  evidence: taskEvidence,
   brief: projectBrief.optional().describe('with include:["brief"]'),
 });
 export type TaskGetOutput = z.infer<typeof taskGetOutput>;

@@ -2,7 +2,21 @@ import type { z } from 'zod';
 import type { Claims, Db } from '../db/types';
 import type { WaitSpec } from './wait';
 
-export type Room = 'identity' | 'projects' | 'tasks' | 'comments' | 'handoffs' | 'decisions' | 'knowledge' | 'search' | 'guide';
+export type Room =
+  | 'identity'
+  | 'projects'
+  | 'tasks'
+  | 'comments'
+  | 'handoffs'
+  | 'decisions'
+  | 'knowledge'
+  | 'search'
+  | 'runs'
+  | 'repositories'
+  | 'attachments'
+  | 'activity'
+  | 'feedback'
+  | 'guide';
 
 /** What a tool needs at run time besides its input. signal ends a waiting call early (client gone). */
 export type ToolContext = { db: Db; claims: Claims; signal?: AbortSignal };

@@ -5,6 +5,12 @@ export type Claims = {
   tenant_id: string;
   actor_id: string;
   run_id?: string | null;
+  /** The run this one was started under (X-Bullpen-Parent-Run / BULLPEN_PARENT_RUN_ID). */
+  parent_run_id?: string | null;
+  /** The series this run is a tick of (X-Bullpen-Run-Group / BULLPEN_RUN_GROUP). */
+  run_group?: string | null;
+  /** The repository the caller stands in, as a credential-free remote URL (X-Bullpen-Repo). */
+  repo?: string | null;
   kind?: 'agent' | 'human' | 'service';
 };
 

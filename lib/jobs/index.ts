@@ -4,6 +4,7 @@
  */
 import './sweeps';
 import './memory';
+import './reaper';
 import type { Db } from '../db/types';
 import { JobWorker, type WorkerOptions } from './worker';
 

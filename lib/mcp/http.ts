@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { getDb } from '../db';
 import { mapDbError } from '../db/errors';
-import { authenticateKey, bearer, runIdFrom } from '../server/auth';
+import { authenticateKey, bearer, derivedRunKey, runContextFrom } from '../server/auth';
 import { config, requestOrigin } from '../server/config';
 import { createMcpServer } from './server';
 
@@ -29,7 +30,7 @@ function corsHeaders(req: Request): Record<string, string> {
   if (!origin || !originAllowed(req)) return {};
   return {
     'access-control-allow-origin': origin,
-    'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version, mcp-session-id, x-bullpen-run, last-event-id',
+    'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version, mcp-session-id, x-bullpen-run, x-bullpen-parent-run, x-bullpen-run-group, x-bullpen-repo, last-event-id',
     'access-control-expose-headers': 'mcp-session-id, www-authenticate',
     'access-control-allow-methods': 'POST, GET, DELETE, OPTIONS',
     vary: 'origin',
@@ -56,6 +57,11 @@ async function readBody(req: Request, limit: number): Promise<{ tooLarge: true }
   return { tooLarge: false, text: Buffer.concat(chunks).toString('utf8') };
 }
 
+function isInitialize(msg: unknown): boolean {
+  const one = (m: unknown) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize';
+  return Array.isArray(msg) ? msg.some(one) : one(msg);
+}
+
 /**
  * The MCP endpoint: Origin check → bearer key → body limit → a per-request stateless server.
  * Usable in-process (tests call it with a Request) and from the Next.js route.
@@ -68,9 +74,10 @@ export async function handleMcp(req: Request): Promise<Response> {
   if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: cors });
 
   const db = await getDb();
+  const run = runContextFrom(req.headers);
   let identity: Awaited<ReturnType<typeof authenticateKey>>;
   try {
-    identity = await authenticateKey(db, bearer(req.headers), runIdFrom(req.headers));
+    identity = await authenticateKey(db, bearer(req.headers), run, { sessionId: req.headers.get('mcp-session-id') });
   } catch (err) {
     // the key lookup is the first query: a database that is down or saturated answers here, and
     // the caller should hear UNAVAILABLE / BUSY (retryable, Retry-After), as a tool call would
@@ -101,11 +108,16 @@ export async function handleMcp(req: Request): Promise<Response> {
   } catch {
     return jsonRpcError(400, -32700, 'parse error: body is not JSON', cors);
   }
+  // A connection is named by a session id handed out on initialize. It holds no server state (any
+  // instance accepts it); it names the run of a client that sends no X-Bullpen-Run.
+  const issued = isInitialize(parsed) && !req.headers.get('mcp-session-id') ? `bp-${randomUUID()}` : null;
+  if (issued && !run.run_id) identity.claims.run_id = derivedRunKey(identity.key_id, issued);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   const server = createMcpServer({ db, claims: identity.claims, signal: req.signal });
   await server.connect(transport);
   const res = await transport.handleRequest(req, { parsedBody: parsed });
   for (const [k, v] of Object.entries(cors)) res.headers.set(k, v);
+  if (issued && res.ok) res.headers.set('mcp-session-id', issued);
   // the response body is complete (JSON mode); release the per-request server
   void server.close().catch(() => {});
   return res;

@@ -26,8 +26,10 @@ The loop:
 2. Orient on a project with project_brief (or task_get with include:["brief"]).
 3. task_claim to take ready work atomically under a lease; never work a task you have not claimed. Renew long work by claiming the same task_id again before the lease ends.
 4. Keep the task true: task_update for status, acceptance criteria and findings; task_create / task_create_many for new work, with depends_on.
-5. Finish with task_update status "done" (criteria met, reviewer approved), or task_release with a note if you stop.
+5. Finish with task_update status "done" (criteria met, reviewer approved), or task_release with a note if you stop. Point done at real work: task_code_ref for the commit or PR, attach_add for proof.
 Handoffs: handoff_create asks other actors (question, review, approval…); inbox lists what waits for you. Ack after act: act on an item, then pass its id in inbox ack; unacked items come back. When idle, call inbox or task_claim with wait_seconds (≤ 60) instead of polling: the call returns as soon as something arrives.
+Runs: send X-Bullpen-Run (one id per burst of work) and X-Bullpen-Repo (your git remote); run_heartbeat during long work, with usage; run_end when you stop.
+When Bullpen itself gets in your way (a bug, friction, a missing capability, unclear docs), file it at once with feature_request_create; never include secrets.
 Errors come back as {ok:false, error:{code, message, hint, retryable}}: follow the hint. guide() is the manual; guide({topic:"the-loop"}) first.`;
 
 export type ToolListOptions = {

@@ -953,8 +953,11 @@ declare
   v_delta jsonb;
   v_next jsonb;
   v_inbox jsonb;
+  v_since timestamptz;
 begin
   select * into v_actor from public.actors where tenant_id = bullpen.tenant_id() and id = v_me;
+  -- where the delta starts: last seen, or where this run's series left off (provenance hook)
+  v_since := bullpen.run_delta_since(v_actor.last_seen_at);
   -- counted up to a cap: "100+ ready" orients an agent as well as an exact figure, at a fixed cost
   select count(*) into v_pool from (
     select 1 from public.tasks t
@@ -1010,15 +1013,15 @@ begin
   if 'delta' = any (v_include) then
     -- the newest 500 changes by others since last seen; older ones are summarised by count only
     select jsonb_build_object(
-      'since', v_actor.last_seen_at,
-      'first_visit', v_actor.last_seen_at is null,
+      'since', v_since,
+      'first_visit', v_since is null,
       'count', count(*),
       'truncated', count(*) >= 500,
       'by_verb', coalesce((select jsonb_object_agg(verb, n) from (
           select y.verb, count(*) n from (
             select ac.verb from public.activity ac
              where ac.tenant_id = bullpen.tenant_id() and ac.actor_id is distinct from v_me and ac.verb <> 'inbox.changed'
-               and ac.at > coalesce(v_actor.last_seen_at, '-infinity')
+               and ac.at > coalesce(v_since, '-infinity')
              order by ac.id desc limit 500) y group by y.verb) v), '{}'),
       'recent', coalesce(jsonb_agg(jsonb_build_object('seq', x.id, 'verb', x.verb, 'summary', x.summary,
           'object_type', x.object_type, 'object_id', x.object_id, 'actor', x.actor, 'at', x.at) order by x.id desc)
@@ -1027,7 +1030,7 @@ begin
       from (select ac.*, a.display_name as actor, row_number() over (order by ac.id desc) rn
               from (select * from public.activity ac
                      where ac.tenant_id = bullpen.tenant_id() and ac.actor_id is distinct from v_me and ac.verb <> 'inbox.changed'
-                       and ac.at > coalesce(v_actor.last_seen_at, '-infinity')
+                       and ac.at > coalesce(v_since, '-infinity')
                      order by ac.id desc limit 500) ac
               left join public.actors a on a.tenant_id = ac.tenant_id and a.id = ac.actor_id) x;
     v_out := v_out || jsonb_build_object('delta', v_delta);
@@ -1087,6 +1090,14 @@ as $$ select jsonb_build_object('inbox', '[]'::jsonb, 'inbox_count', 0, 'next', 
 create or replace function bullpen.projects_in_repositories(p_repository_ids uuid[]) returns uuid[]
 language sql stable
 as $$ select '{}'::uuid[] $$;
+
+/**
+ * Where whoami's delta starts for the caller's current run (provenance: a series' tick continues
+ * from the previous tick). Default: the actor's last_seen_at.
+ */
+create or replace function bullpen.run_delta_since(p_last_seen timestamptz) returns timestamptz
+language sql
+as $$ select p_last_seen $$;
 
 -- Execute rights, one function at a time: the API roles call RPCs, never helpers.
 revoke all on function bullpen.task_transitions(text) from public, anon, authenticated;
@@ -1156,3 +1167,5 @@ revoke all on function bullpen.whoami_inbox(uuid) from public, anon, authenticat
 grant execute on function bullpen.whoami_inbox(uuid) to bullpen_writer, service_role;
 revoke all on function bullpen.projects_in_repositories(uuid[]) from public, anon, authenticated;
 grant execute on function bullpen.projects_in_repositories(uuid[]) to bullpen_writer, service_role;
+revoke all on function bullpen.run_delta_since(timestamptz) from public, anon, authenticated;
+grant execute on function bullpen.run_delta_since(timestamptz) to bullpen_writer, service_role;

@@ -1,4 +1,5 @@
 -- Console: sign-in and Supabase Auth mapping (server only), live-feed reads, the actors page.
+-- (The activity page reads the log with the activity_query tool.)
 -- Re-applied on every upgrade that changes any definition file: every statement here must be
 -- safe to run again (create or replace).
 
@@ -107,46 +108,6 @@ as $$
 $$;
 alter function bullpen.change_replay(bigint, int) owner to bullpen_writer;
 
-/**
- * The workspace feed for the activity page, newest first: {items, next_cursor}. Filters:
- * project_id, actor_id, object_id, before (a seq: the next_cursor of the previous page), limit.
- */
-create or replace function bullpen.activity_feed(p jsonb) returns jsonb
-language plpgsql stable
-security definer
-set search_path = ''
-as $$
-declare
-  v_limit int := greatest(1, least(coalesce((p ->> 'limit')::int, 50), 200));
-  v_rows jsonb;
-begin
-  perform bullpen.require_actor();
-  select coalesce(jsonb_agg(x.j order by x.id desc), '[]') into v_rows from (
-    select ac.id, jsonb_build_object(
-        'seq', ac.id, 'verb', ac.verb, 'summary', ac.summary, 'severity', ac.severity,
-        'object_type', ac.object_type, 'object_id', ac.object_id, 'project_id', ac.project_id,
-        'project_key', pr.key, 'actor_id', ac.actor_id, 'actor', a.display_name, 'actor_kind', a.kind,
-        'run_id', ac.run_id, 'at', ac.at, 'metadata', ac.metadata,
-        'task_ref', case when t.id is not null then pt.key || '-' || t.seq end,
-        'task_title', t.title) as j
-      from public.activity ac
-      left join public.actors a on a.tenant_id = ac.tenant_id and a.id = ac.actor_id
-      left join public.projects pr on pr.tenant_id = ac.tenant_id and pr.id = ac.project_id
-      left join public.tasks t on ac.object_type = 'task' and t.tenant_id = ac.tenant_id and t.id = ac.object_id
-      left join public.projects pt on pt.tenant_id = t.tenant_id and pt.id = t.project_id
-     where ac.tenant_id = bullpen.tenant_id()
-       and (p ->> 'project_id' is null or ac.project_id = bullpen.uuid_arg(p, 'project_id'))
-       and (p ->> 'actor_id' is null or ac.actor_id = bullpen.uuid_arg(p, 'actor_id'))
-       and (p ->> 'object_id' is null or ac.object_id = bullpen.uuid_arg(p, 'object_id'))
-       and (p ->> 'before' is null or ac.id < (p ->> 'before')::bigint)
-     order by ac.id desc
-     limit v_limit) x;
-  return jsonb_build_object('items', v_rows,
-    'next_cursor', case when jsonb_array_length(v_rows) = v_limit then (v_rows -> (v_limit - 1) ->> 'seq') end);
-end
-$$;
-alter function bullpen.activity_feed(jsonb) owner to bullpen_writer;
-
 /** The actors page: everyone in the workspace with last seen, open work, live claim and keys. */
 create or replace function bullpen.console_actors() returns jsonb
 language sql stable
@@ -189,7 +150,5 @@ revoke all on function bullpen.change_head() from public, anon;
 grant execute on function bullpen.change_head() to authenticated, service_role;
 revoke all on function bullpen.change_replay(bigint, int) from public, anon;
 grant execute on function bullpen.change_replay(bigint, int) to authenticated, service_role;
-revoke all on function bullpen.activity_feed(jsonb) from public, anon;
-grant execute on function bullpen.activity_feed(jsonb) to authenticated, service_role;
 revoke all on function bullpen.console_actors() from public, anon;
 grant execute on function bullpen.console_actors() to authenticated, service_role;

@@ -113,13 +113,20 @@ $$;
 /** Exact similarity of the query to some objects (those the full-text arm found), as [{id, similarity}]. */
 create or replace function bullpen.memory_similarities(p_type text, p_embedding jsonb, p_model text, p_ids uuid[])
 returns jsonb
-language sql stable
+language plpgsql stable
 as $$
-  select coalesce(jsonb_agg(jsonb_build_object('id', e.object_id,
-           'similarity', 1 - (e.embedding operator(public.<=>) (p_embedding::text)::public.vector))), '[]'::jsonb)
+declare
+  -- parsed once, not once per row
+  v_query public.vector := (p_embedding::text)::public.vector;
+  v_out jsonb;
+begin
+  select coalesce(jsonb_agg(jsonb_build_object('id', e.object_id, 'similarity', 1 - (e.embedding operator(public.<=>) v_query))), '[]'::jsonb)
+    into v_out
     from public.memory_embeddings e
    where e.tenant_id = bullpen.tenant_id() and e.object_type = p_type and e.model = p_model and e.object_id = any (p_ids)
-     and public.vector_dims(e.embedding) = jsonb_array_length(p_embedding)
+     and public.vector_dims(e.embedding) = jsonb_array_length(p_embedding);
+  return v_out;
+end
 $$;
 
 /**

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execute } from '../../lib/core/execute';
 import { ChangeHub } from '../../lib/console/hub';
 import { liveStream } from '../../lib/console/live-stream';
 import {
-  activityFeed,
   actorsOverview,
   addComment,
   changeHead,
@@ -18,7 +18,7 @@ import { humanForSupabaseUser } from '../../lib/console/supabase';
 import { authenticateKey } from '../../lib/server/auth';
 import { ensureActor, mintKey } from '../../lib/server/workspace';
 import type { ChangeEvent } from '../../lib/db/types';
-import { activityFeedPage, actorOverview } from '../../lib/core/rows';
+import { actorOverview } from '../../lib/core/rows';
 import { fails, freshDb, ok, seedTenant, target, type Tenant, type TestDb } from '../helpers/db';
 
 /**
@@ -57,8 +57,8 @@ describe('sign-in tokens', () => {
     expect(await consumeSignInToken(db, token)).toBeNull();
     expect(await hasSignedIn(db, A.id, A.human.id)).toBe(true);
     // the sign-in is on the record, as an activity row (so also on the live feed)
-    const feed = ok(await activityFeed(who(A), { actor_id: A.human.id }));
-    expect(feed.items[0]).toMatchObject({ verb: 'actor.signed_in', actor_id: A.human.id });
+    const feed = ok(await execute(who(A), 'activity_query', { actor_id: A.human.id }));
+    expect(feed.activity[0]).toMatchObject({ verb: 'actor.signed_in', actor_id: A.human.id });
   });
 
   it('refuse expired, unknown, malformed tokens and tokens for agents', async () => {
@@ -220,28 +220,28 @@ describe('live feed reads', () => {
     expect(res.events).toHaveLength(3);
   });
 
-  it('the activity feed filters by project, actor and object, pages by seq, and stays in its workspace', async () => {
-    const all = ok(await activityFeed(who(A), { limit: 5 }));
-    expect(all.items).toHaveLength(5);
-    // the console's ActivityFeedItem type is inferred from this schema: the rows must match it
-    activityFeedPage.parse({ items: all.items, next_cursor: all.next_cursor });
-    expect(all.items.every((i: { seq: number }, k: number, arr: { seq: number }[]) => k === 0 || arr[k - 1].seq > i.seq)).toBe(true);
-    const next = ok(await activityFeed(who(A), { limit: 5, before: all.next_cursor }));
-    expect(next.items[0].seq).toBeLessThan(all.items[4].seq);
+  it('the activity page reads the log through activity_query: filters, pages, and stays in its workspace', async () => {
+    const q = (w: ReturnType<typeof who>, input: Record<string, unknown>) => execute(w, 'activity_query', input);
+    const all = ok(await q(who(A), { limit: 5 }));
+    expect(all.activity).toHaveLength(5);
+    expect(all.activity.every((i: { seq: number }, k: number, arr: { seq: number }[]) => k === 0 || arr[k - 1].seq > i.seq)).toBe(true);
+    const next = ok(await q(who(A), { limit: 5, cursor: all.next_cursor }));
+    expect(next.activity[0].seq).toBeLessThan(all.activity[4].seq);
     const projectId = ok(await A.agent.call('project_brief', { project: 'CA' })).project.id;
-    const byProject = ok(await activityFeed(who(A), { project_id: projectId, limit: 200 }));
-    expect(byProject.items.length).toBeGreaterThan(2);
-    expect(byProject.items.every((i: { project_id: string }) => i.project_id === projectId)).toBe(true);
-    expect(byProject.items.find((i: { verb: string }) => i.verb === 'task.created')).toMatchObject({ task_ref: expect.stringMatching(/^CA-\d+$/), project_key: 'CA' });
-    const byActor = ok(await activityFeed(who(A), { actor_id: A.agent.id, limit: 200 }));
-    expect(byActor.items.every((i: { actor_id: string; actor_kind: string }) => i.actor_id === A.agent.id && i.actor_kind === 'agent')).toBe(true);
-    // B asking for A's project or actor gets an empty feed, never A's rows
-    expect(ok(await activityFeed(who(B), { project_id: projectId })).items).toEqual([]);
-    expect(ok(await activityFeed(who(B), { actor_id: A.agent.id })).items).toEqual([]);
-    const bAll = ok(await activityFeed(who(B), { limit: 200 }));
+    const byProject = ok(await q(who(A), { project_id: projectId, limit: 200 }));
+    expect(byProject.activity.length).toBeGreaterThan(2);
+    expect(byProject.activity.every((i: { project_id: string }) => i.project_id === projectId)).toBe(true);
+    expect(byProject.activity.find((i: { verb: string }) => i.verb === 'task.created')).toMatchObject({ task_ref: expect.stringMatching(/^CA-\d+$/), project_key: 'CA' });
+    expect(ok(await q(who(A), { project_id: 'CA', limit: 200 })).activity).toEqual(byProject.activity);
+    const byActor = ok(await q(who(A), { actor_id: A.agent.id, limit: 200 }));
+    expect(byActor.activity.every((i: { actor_id: string; actor_kind: string }) => i.actor_id === A.agent.id && i.actor_kind === 'agent')).toBe(true);
+    // B naming A's project or actor is told they do not exist, never shown A's rows
+    fails(await q(who(B), { project_id: projectId }), 'NOT_FOUND');
+    fails(await q(who(B), { actor_id: A.agent.id }), 'NOT_FOUND');
+    const bAll = ok(await q(who(B), { limit: 200 }));
     expect(JSON.stringify(bAll)).not.toContain(A.id);
     expect(JSON.stringify(bAll)).not.toContain('Console A');
-    fails(await activityFeed(who(A), { project_id: 'CA' }), 'VALIDATION_ERROR');
+    expect(fails(await q(who(A), { cursor: 'bm90LWEtc2Vx' }), 'VALIDATION_ERROR').message).toContain('cursor');
   });
 
   it('the actors page lists the workspace’s actors with open tasks, live claim and keys', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../lib/core/registry';
 import { freshDb, ok, seedTenant, type Actor, type Tenant, type TestDb } from '../helpers/db';
+import { asRun } from '../helpers/runs';
 
 /**
  * Every tool's answer in each of its shapes, on a workspace with something in it: full rows
@@ -144,6 +145,35 @@ describe('output contracts', () => {
     ok(await other.call('notification_mark_read', { ids: [notes.notifications[0].id] }));
     ok(await other.call('notification_mark_read', { all: true }));
     ok(await other.call('task_claim', { project_id: 'EMP', wait_seconds: 0.2 }));
+  });
+
+  it('provenance: runs, repositories and code refs, attachments, activity, feedback', async () => {
+    const r = track(asRun(t.agent, { run_id: 'outputs-run', repo: 'https://github.com/out/puts' }));
+    ok(await r.call('project_create', { title: 'Outputs provenance', key: 'OPV' }));
+    const task = ok(await r.call('task_create', { project_id: 'OPV', title: 'with evidence', requires_evidence: true }));
+    ok(await r.call('run_heartbeat', { head_sha: 'abc1234', branch: 'main', dirty: false, counts: { n: 1 }, usage: { model: 'm', tokens_in: 1, tokens_out: 1, cost_usd: 0.1 } }));
+    const fork = ok(await r.call('run_fork', { label: 'child' }));
+    ok(await r.call('run_query', { detail: 'full' }));
+    ok(await r.call('run_get', { include_children: true }));
+    ok(await r.call('run_summary', { include_children: true }));
+    const repo = ok(await r.call('repo_register', {}));
+    ok(await r.call('repo_link', { project_id: 'OPV', repository_id: repo.repository_id }));
+    ok(await r.call('repo_query', {}));
+    ok(await r.call('project_brief', { project: 'OPV' }));
+    const ref = ok(await r.call('task_code_ref', { task_id: task.task_id, ref_type: 'pr', pr_number: 3 }));
+    ok(await r.call('code_ref_add', { object_type: 'project', object_id: 'OPV', ref_type: 'commit' }));
+    ok(await r.call('code_ref_update', { code_ref_id: ref.code_ref_id, patch: { pr_state: 'merged' } }));
+    ok(await r.call('code_ref_query', { object_id: task.task_id }));
+    const att = ok(await r.call('attach_add', { object_type: 'task', object_id: task.task_id, kind: 'link', url: 'https://example.com/proof' }));
+    ok(await r.call('attachment_query', { object_type: 'task', object_id: task.task_id }));
+    ok(await r.call('task_get', { task_id: task.task_id, include: ['brief'] }));
+    ok(await r.call('attach_remove', { attachment_id: att.attachment_id }));
+    ok(await r.call('activity_log', { verb: 'outputs.checked', summary: 'all shapes', run_id: fork.run_key }));
+    ok(await r.call('activity_query', { run_id: 'outputs-run' }));
+    ok(await r.call('feature_request_create', { title: 'shape', body: 'checked', kind: 'docs', context: 'plain text context' }));
+    ok(await r.call('feature_request_query', {}));
+    ok(await r.call('run_end', { status: 'succeeded', release_leases: true }));
+    ok(await r.call('run_end', { status: 'succeeded' }));
   });
 
   it('leaves no tool of the registry unchecked', () => {

@@ -1,4 +1,6 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
@@ -19,10 +21,10 @@ beforeAll(async () => {
   agent = JSON.parse(stdout);
 });
 
-async function bullpen(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+async function bullpen(args: string[], env: Record<string, string> = {}, cwd = root): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [path.join(root, 'bin/bullpen.mjs'), ...args], {
-      cwd: root,
+      cwd,
       env: { ...process.env, BULLPEN_URL: server.url, BULLPEN_API_KEY: agent.api_key, ...env },
     });
     return { code: 0, stdout, stderr };
@@ -31,6 +33,36 @@ async function bullpen(args: string[], env: Record<string, string> = {}): Promis
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
 }
+
+describe('runs and repositories from a shell', () => {
+  it('bullpen repo register detects the repository with git, and commands of one run share BULLPEN_RUN_ID', async () => {
+    const repo = mkdtempSync(path.join(tmpdir(), 'bullpen-cli-repo-'));
+    try {
+      const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, stdio: 'pipe' });
+      git('init', '-q', '-b', 'main');
+      git('config', 'user.email', 'cli@example.com');
+      git('config', 'user.name', 'CLI');
+      git('remote', 'add', 'origin', 'https://deploy:ghp_cli_secret_value@github.com/acme/from-the-shell.git');
+      writeFileSync(path.join(repo, 'README'), 'x');
+      git('add', '.');
+      git('commit', '-q', '-m', 'init');
+      const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo }).toString().trim();
+      const env = { BULLPEN_RUN_ID: 'cli-run-1', BULLPEN_RUN_GROUP: 'cli-series' };
+      const reg = await bullpen(['repo', 'register', '--json'], env, repo);
+      expect(JSON.parse(reg.stdout)).toMatchObject({ ok: true, created: true, repository: { slug: 'acme/from-the-shell', remote_url: 'https://github.com/acme/from-the-shell' } });
+      expect(reg.stdout).not.toContain('ghp_cli_secret_value');
+      expect((await bullpen(['run', 'heartbeat', '--json'], env, repo)).code).toBe(0);
+      const run = JSON.parse((await bullpen(['run', 'get', '--json'], env, repo)).stdout);
+      expect(run.run).toMatchObject({ run_key: 'cli-run-1', kind: 'loop_tick', run_series_key: 'cli-series', repository: 'acme/from-the-shell', branch: 'main', head_sha: head, dirty: false });
+      expect((await bullpen(['project', 'create', '--title', 'Shell repo', '--key', 'SHR', '--json'], env, repo)).code).toBe(0);
+      expect((await bullpen(['task', 'create', '--project-id', 'SHR', '--title', 'Commit me', '--json'], env, repo)).code).toBe(0);
+      const ref = JSON.parse((await bullpen(['task', 'code-ref', 'SHR-1', '--ref-type', 'commit', '--json'], env, repo)).stdout);
+      expect(ref).toMatchObject({ ok: true, code_ref: { sha: head, branch: 'main', repository: 'acme/from-the-shell', run_key: 'cli-run-1' } });
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('bullpen <noun> <verb>', () => {
   it('runs the loop from a shell: project, task, claim, get', async () => {

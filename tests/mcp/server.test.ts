@@ -54,6 +54,7 @@ describe('initialize', () => {
     const instructions = client.getInstructions() ?? '';
     expect(instructions).toContain('whoami');
     expect(instructions).toContain('task_claim');
+    expect(instructions).toContain('feature_request_create');
     expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: {} });
   });
 });
@@ -62,7 +63,8 @@ describe('tools/list', () => {
   it('advertises every registry tool with a strict JSON Schema and annotations', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(registry.map((t) => t.name).sort());
-    expect(tools).toHaveLength(27);
+    expect(tools).toHaveLength(registry.length);
+    expect(tools.length).toBeGreaterThanOrEqual(39);
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');
       expect((t.inputSchema as { additionalProperties?: unknown }).additionalProperties, t.name).toBe(false);
@@ -145,6 +147,41 @@ describe('the agent loop over HTTP', () => {
   });
 });
 
+describe('runs over HTTP', () => {
+  it('registers the run the headers name: its parent, series and repository', async () => {
+    const c = await connect(server.key, {
+      'X-Bullpen-Run': 'http-tick-1', 'X-Bullpen-Parent-Run': 'http-parent', 'X-Bullpen-Run-Group': 'http-series',
+      'X-Bullpen-Repo': 'https://bot:secret-token@github.com/acme/over-http.git',
+    });
+    try {
+      expect(await call('whoami', {}, c)).toMatchObject({ ok: true, run_id: 'http-tick-1' });
+      const run = await call('run_get', {}, c);
+      expect(run.run).toMatchObject({ run_key: 'http-tick-1', kind: 'loop_tick', parent_run_key: 'http-parent', run_series_key: 'http-series', repository: 'acme/over-http' });
+      const repo = await call('repo_register', {}, c);
+      expect(repo.repository.remote_url).toBe('https://github.com/acme/over-http');
+      expect(JSON.stringify(repo)).not.toContain('secret-token');
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('without X-Bullpen-Run, derives one run per connection', async () => {
+    const c1 = await connect(server.key);
+    const c2 = await connect(server.key);
+    try {
+      const a = (await call('whoami', {}, c1)).run_id as string;
+      const b = (await call('whoami', {}, c1)).run_id as string;
+      const other = (await call('whoami', {}, c2)).run_id as string;
+      expect(a).toMatch(/^mcp-bp-[0-9a-f-]{36}$/);
+      expect(b).toBe(a);
+      expect(other).not.toBe(a);
+      expect((await call('run_get', { run_key: a }, c2)).run).toMatchObject({ kind: 'session', status: 'running' });
+    } finally {
+      await Promise.all([c1.close(), c2.close()]);
+    }
+  });
+});
+
 describe('resources', () => {
   it('lists the guide, glossary and brief template', async () => {
     const { resources } = await client.listResources();
@@ -206,9 +243,13 @@ describe('HTTP guards', () => {
     expect((await res.json()).error.code).toBe(-32700);
   });
 
-  it('is stateless: GET has no stream and no session id is issued', async () => {
+  it('is stateless: GET has no stream; the session id it hands out only names the connection’s run', async () => {
     const init = await rpc(initialize, { authorization: `Bearer ${server.key}` });
-    expect(init.headers.get('mcp-session-id')).toBeNull();
+    expect(init.headers.get('mcp-session-id')).toMatch(/^bp-[0-9a-f-]{36}$/);
+    const named = await rpc(initialize, { authorization: `Bearer ${server.key}`, 'x-bullpen-run': 'named' });
+    expect(named.headers.get('mcp-session-id')).toMatch(/^bp-/);
+    const resumed = await rpc(initialize, { authorization: `Bearer ${server.key}`, 'mcp-session-id': 'bp-00000000-0000-4000-8000-000000000000' });
+    expect(resumed.headers.get('mcp-session-id')).toBeNull();
     const get = await fetch(mcpUrl, { headers: { authorization: `Bearer ${server.key}`, accept: 'text/event-stream' } });
     expect(get.status).toBe(405);
   });

@@ -32,11 +32,11 @@ export async function readTool<T>(tool: string, input: Record<string, unknown> =
   return unwrap<T>(await json(res));
 }
 
-/** The workspace feed page. */
+/** The workspace feed page: the activity_query tool, like any other read. */
 export async function readActivity<T>(params: Record<string, string | number | undefined>): Promise<T> {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, String(v));
-  return unwrap<T>(await json(await fetch(`/api/console/activity?${q}`)));
+  const input: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') input[k] = v;
+  return readTool<T>('activity_query', input);
 }
 
 export async function readActors<T>(): Promise<T> {

@@ -20,6 +20,8 @@ export const keys = {
   activity: ['activity'] as const,
   handoffs: ['handoffs'] as const,
   notifications: ['notifications'] as const,
+  runs: ['runs'] as const,
+  feedback: ['feedback'] as const,
 };
 
 export type Column = { rows: TaskRow[]; next_cursor: string | null };
@@ -210,11 +212,18 @@ export class LiveCacheBridge {
     } else if (e.object_type === 'project') {
       this.soon('projects', 150, () => void qc.invalidateQueries({ queryKey: keys.projects }));
       this.soon('brief', 150, () => void qc.invalidateQueries({ queryKey: ['brief'] }));
+    } else if (e.object_type === 'run') {
+      this.soon('runs', 300, () => void qc.invalidateQueries({ queryKey: keys.runs }));
+    } else if (e.object_type === 'feature_request') {
+      this.soon('feedback', 150, () => void qc.invalidateQueries({ queryKey: keys.feedback }));
+    } else if (e.object_type === 'repository') {
+      this.soon('brief', 150, () => void qc.invalidateQueries({ queryKey: ['brief'] }));
     } else if (e.object_type === 'actor') {
       this.soon('actors', 150, () => void qc.invalidateQueries({ queryKey: keys.actors }));
       this.soon('overview', 150, () => void qc.invalidateQueries({ queryKey: keys.overview }));
     }
     this.soon('activity', 250, () => void qc.invalidateQueries({ queryKey: keys.activity }));
+    this.soon('runs', 2000, () => void qc.invalidateQueries({ queryKey: keys.runs }));
   }
 
   private flush(): void {

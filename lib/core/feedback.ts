@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { defineTool } from './tool';
+import { actorRef, cursor, idempotencyKey, limit, uuid } from './fields';
+import { featureRequestRow, featureRequestStatus, id, nextCursor, writeResult } from './rows';
+
+const frStatus = featureRequestStatus;
+const frKind = z.enum(['bug', 'friction', 'capability', 'docs']);
+
+export const featureRequestCreateInput = z.strictObject({
+  title: z.string().trim().min(1).max(200),
+  body: z.string().trim().min(1).max(20_000).describe('what you tried, what happened, what would have helped'),
+  kind: frKind,
+  severity: z.enum(['low', 'medium', 'high']).optional().describe('default medium'),
+  tool_name: z.string().min(1).max(100).optional().describe('the tool that got in your way'),
+  error_code: z.string().min(1).max(100).optional(),
+  context: z
+    .union([z.record(z.string(), z.unknown()), z.string().max(4000)])
+    .refine((v) => JSON.stringify(v).length <= 8000, 'at most 8 kB')
+    .optional()
+    .describe('the input you sent, the reply you got (no secrets)'),
+  fingerprint: z.string().min(1).max(200).optional().describe('same fingerprint while open = same request'),
+  idempotency_key: idempotencyKey.optional(),
+});
+export type FeatureRequestCreateInput = z.infer<typeof featureRequestCreateInput>;
+
+export const featureRequestCreateOutput = writeResult({
+  feature_request: featureRequestRow,
+  feature_request_id: id,
+  created: z.boolean(),
+  deduplicated: z.boolean().describe('an open request with the same fingerprint was counted instead'),
+  redacted: z.boolean().describe('something that looked like a secret was removed before storing'),
+});
+
+export const featureRequestQueryInput = z.strictObject({
+  id: uuid.optional(),
+  status: z.union([frStatus, z.array(frStatus).max(5)]).optional(),
+  kind: frKind.optional(),
+  q: z.string().min(1).max(200).optional(),
+  filed_by_actor_id: actorRef.optional(),
+  limit: limit(50, 200).optional(),
+  cursor: cursor.optional(),
+});
+export type FeatureRequestQueryInput = z.infer<typeof featureRequestQueryInput>;
+
+export const featureRequestQueryOutput = z.strictObject({
+  feature_requests: z.array(featureRequestRow).describe('newest first'),
+  counts: z.partialRecord(frStatus, z.number().int().positive()).describe("the workspace's requests by status"),
+  next_cursor: nextCursor,
+});
+
+export const feedbackTools = [
+  defineTool({
+    name: 'feature_request_create',
+    room: 'feedback',
+    title: 'Report a problem with Bullpen',
+    description:
+      'File a bug, friction, missing capability or docs gap about Bullpen itself the moment it gets in your way. ' +
+      "The text is read by the workspace's owners and Bullpen's makers: never include secrets, keys or confidential " +
+      'content. Repeats while open are counted on one request. Returns {feature_request, created}.',
+    input: featureRequestCreateInput,
+    output: featureRequestCreateOutput,
+    kind: 'write',
+    idempotency: 'derived',
+    idempotent: true,
+  }),
+  defineTool({
+    name: 'feature_request_query',
+    room: 'feedback',
+    title: 'Read filed requests',
+    description:
+      "The workspace's reports with their status (open → accepted → in_progress → shipped | declined) and " +
+      'resolution note: how a filer learns the outcome. Returns {feature_requests, counts, next_cursor}.',
+    input: featureRequestQueryInput,
+    output: featureRequestQueryOutput,
+    kind: 'read',
+    idempotent: true,
+  }),
+];

@@ -1,0 +1,222 @@
+import { z } from 'zod';
+import { defineTool } from './tool';
+import { actorRef, cursor, idempotencyKey, limit } from './fields';
+import { id, nextCursor, runCounts, runRow, runStatus as runStatusRow, timestamp, writeResult } from './rows';
+
+/** A run key: what X-Bullpen-Run / BULLPEN_RUN_ID carry. */
+export const runKey = z
+  .string()
+  .regex(/^[A-Za-z0-9._:@-]{1,128}$/, '1–128 letters, digits or . _ : @ -')
+  .describe('a run key (X-Bullpen-Run)');
+
+/** A run by uuid or key. */
+export const runRef = z
+  .string()
+  .regex(/^[A-Za-z0-9._:@-]{1,128}$/, 'a run uuid or run key')
+  .describe('run uuid or run key; default your current run');
+
+const runStatus = runStatusRow;
+
+export const usageReport = z.strictObject({
+  model: z.string().min(1).max(100).optional().describe('e.g. "claude-sonnet-4"'),
+  tokens_in: z.number().int().min(0).max(1e12).optional(),
+  tokens_out: z.number().int().min(0).max(1e12).optional(),
+  cost_usd: z.number().min(0).max(1e7).optional(),
+});
+
+const usage = z
+  .union([usageReport, z.array(usageReport).min(1).max(20)])
+  .describe("this run's running totals per model (not increments): the latest report per model wins");
+
+const counts = z
+  .record(z.string().min(1).max(64), z.union([z.number(), z.string().max(200), z.boolean()]))
+  .refine((v) => Object.keys(v).length <= 50, 'at most 50 counts')
+  .describe('your own tallies, e.g. {"files_changed": 4, "tests_passed": 120}');
+
+export const runForkInput = z.strictObject({
+  label: z.string().min(1).max(200).optional(),
+  goal: z.string().min(1).max(2000).optional(),
+  agent_role: z.string().min(1).max(100).optional().describe('e.g. "reviewer", "test-writer"'),
+  run_key: runKey.optional().describe("the child's key; default derived from yours"),
+  idempotency_key: idempotencyKey.optional(),
+});
+export type RunForkInput = z.infer<typeof runForkInput>;
+
+export const runForkOutput = writeResult({
+  run: runRow,
+  run_key: z.string(),
+  parent_run_id: id,
+  env: z.strictObject({ BULLPEN_RUN_ID: z.string(), BULLPEN_PARENT_RUN_ID: z.string() }).describe('for a child process'),
+  headers: z.strictObject({ 'X-Bullpen-Run': z.string(), 'X-Bullpen-Parent-Run': z.string() }).describe('for a child over MCP'),
+});
+
+export const runHeartbeatInput = z.strictObject({
+  run_key: runKey.optional().describe('default your current run'),
+  head_sha: z.string().regex(/^[0-9a-fA-F]{4,64}$/, 'a commit sha').optional(),
+  branch: z.string().min(1).max(250).optional(),
+  dirty: z.boolean().optional().describe('uncommitted changes in the working tree'),
+  remote_url: z.string().min(1).max(2000).optional().describe('`git remote get-url origin`: tells Bullpen which repository you are in'),
+  counts: counts.optional(),
+  usage: usage.optional(),
+  idempotency_key: idempotencyKey.optional(),
+});
+export type RunHeartbeatInput = z.infer<typeof runHeartbeatInput>;
+
+export const runHeartbeatOutput = writeResult({
+  run: runRow,
+  revived: z.boolean().describe('the reaper had abandoned it'),
+  heartbeat_within_seconds: z.number().int().positive().describe('beat again before this many seconds'),
+});
+
+export const runEndInput = z.strictObject({
+  run_key: runKey.optional().describe('default your current run'),
+  status: z.enum(['succeeded', 'failed', 'cancelled']),
+  summary: z.string().min(1).max(4000).optional().describe('what the run did, for the next one'),
+  counts: counts.optional(),
+  usage: usage.optional(),
+  release_leases: z.boolean().optional().describe('also release the tasks this run still holds (default false)'),
+  idempotency_key: idempotencyKey.optional(),
+});
+export type RunEndInput = z.infer<typeof runEndInput>;
+
+export const runEndOutput = writeResult({
+  run: runRow,
+  already_ended: z.boolean(),
+  released: z.array(z.strictObject({ task_id: id, status: z.string() })).describe('with release_leases'),
+  held_tasks: z
+    .array(z.strictObject({ task_id: id, ref: z.string(), title: z.string(), lease_expires_at: timestamp }))
+    .describe('tasks still leased to the run'),
+});
+
+export const runQueryInput = z.strictObject({
+  actor_id: actorRef.optional(),
+  status: z.union([runStatus, z.array(runStatus).max(5)]).optional(),
+  kind: z.enum(['session', 'loop_tick', 'subagent']).optional(),
+  root_run_id: runRef.optional().describe('that run and everything under it'),
+  run_series_key: runKey.optional().describe('the ticks of one series (BULLPEN_RUN_GROUP)'),
+  since: z.iso.datetime({ offset: true }).optional().describe('started at or after'),
+  detail: z.enum(['summary', 'full']).optional().describe('full adds what each run produced'),
+  limit: limit(50, 200).optional(),
+  cursor: cursor.optional(),
+});
+export type RunQueryInput = z.infer<typeof runQueryInput>;
+
+export const runQueryOutput = z.strictObject({
+  runs: z.array(runRow.extend({ produced: runCounts.optional().describe('with detail:"full": what the run produced') })),
+  next_cursor: nextCursor,
+});
+
+export const runGetInput = z.strictObject({
+  run_id: runRef.optional(),
+  run_key: runKey.optional(),
+  include_children: z.boolean().optional().describe('add the whole subtree'),
+});
+export type RunGetInput = z.infer<typeof runGetInput>;
+
+export const runGetOutput = z.strictObject({
+  run: runRow,
+  parent: z.strictObject({ id, run_key: z.string(), kind: z.string(), status: runStatusRow }).nullable(),
+  children_count: z.number().int().nonnegative(),
+  subtree: z.array(runRow.extend({ depth: z.number().int().positive() })).optional().describe('with include_children'),
+});
+
+export const runSummaryInput = z.strictObject({
+  run_id: runRef.optional(),
+  include_children: z.boolean().optional().describe('also roll up the subtree'),
+});
+export type RunSummaryInput = z.infer<typeof runSummaryInput>;
+
+const usageTotals = { tokens_in: z.number().int().nonnegative(), tokens_out: z.number().int().nonnegative(), cost_usd: z.number().nonnegative() };
+
+export const runSummaryOutput = z.strictObject({
+  run: runRow,
+  duration_seconds: z.number().int().nonnegative(),
+  counts: runCounts,
+  usage: z.strictObject({
+    ...usageTotals,
+    by_model: z.array(z.strictObject({ model: z.string(), tokens_in: z.number().int(), tokens_out: z.number().int(), cost_usd: z.number().optional() })),
+  }),
+  reported_counts: z.record(z.string(), z.unknown()).describe("the run's own tallies (run_heartbeat, run_end)"),
+  subtree: z
+    .strictObject({ runs: z.number().int().positive(), counts: runCounts, usage: z.strictObject(usageTotals) })
+    .optional()
+    .describe('with include_children: the run and all its descendants'),
+});
+
+export const runTools = [
+  defineTool({
+    name: 'run_fork',
+    room: 'runs',
+    title: 'Fork a child run',
+    description:
+      'Register a subagent run under your current run. Returns {run, run_key, env, headers}: hand env ' +
+      '(BULLPEN_RUN_ID, BULLPEN_PARENT_RUN_ID) or headers to the child so its calls count as that run.',
+    input: runForkInput,
+    output: runForkOutput,
+    kind: 'write',
+    idempotency: 'derived',
+  }),
+  defineTool({
+    name: 'run_heartbeat',
+    room: 'runs',
+    title: 'Keep a run alive',
+    description:
+      'Mark your run alive and record head_sha, branch, dirty, remote_url, counts and usage ' +
+      '{model, tokens_in, tokens_out, cost_usd}. A run silent (no heartbeat, no write) for 30 min is abandoned ' +
+      'and its leases released; beat every few minutes during long work. Returns {run}.',
+    input: runHeartbeatInput,
+    output: runHeartbeatOutput,
+    kind: 'write',
+    idempotency: 'explicit',
+    idempotent: true,
+  }),
+  defineTool({
+    name: 'run_end',
+    room: 'runs',
+    title: 'End a run',
+    description:
+      'Close your run as succeeded, failed or cancelled, with a summary, counts and final usage. Returns ' +
+      '{run, held_tasks} (tasks still leased to it; release_leases:true frees them).',
+    input: runEndInput,
+    output: runEndOutput,
+    kind: 'write',
+    idempotency: 'derived',
+    idempotent: true,
+  }),
+  defineTool({
+    name: 'run_query',
+    room: 'runs',
+    title: 'List runs',
+    description:
+      'List runs newest first: filter by actor ("me"), status, kind, root run (its subtree) or series. ' +
+      'detail:"full" adds what each produced. Rows carry tokens, cost, silent_seconds and stale. Returns {runs, next_cursor}.',
+    input: runQueryInput,
+    output: runQueryOutput,
+    kind: 'read',
+    idempotent: true,
+  }),
+  defineTool({
+    name: 'run_get',
+    room: 'runs',
+    title: 'Read a run',
+    description:
+      'Read one run by run_id or run_key (default your current run) with its parent; include_children:true adds ' +
+      'the subtree with depth. Returns {run, parent, children_count, subtree?}.',
+    input: runGetInput,
+    output: runGetOutput,
+    kind: 'read',
+    idempotent: true,
+  }),
+  defineTool({
+    name: 'run_summary',
+    room: 'runs',
+    title: 'What a run produced',
+    description:
+      'The standup view of a run (default your current run): tasks created and completed, decisions, notes, ' +
+      'handoffs, code refs, activity, tokens and cost, duration. include_children:true rolls up the subtree.',
+    input: runSummaryInput,
+    output: runSummaryOutput,
+    kind: 'read',
+    idempotent: true,
+  }),
+];
