@@ -128,6 +128,8 @@ export type FuzzContext = { own: IdPool; foreign: IdPool };
 // Valid-ish values from a schema
 // ---------------------------------------------------------------------------------------------
 
+const GENERIC_SHAPES = ['a', 'ab', 'A', 'AB1', 'x.y', 'deploy.finished', 'abc-def', 'a_b', 'X-1', 'abc_1', '1', 'v1.2.3', 'main', 'feature/x', 'a1b2c3d'];
+
 const WORDS = ['ship', 'the', 'parser', 'login', 'flaky', 'test', 'cache', 'fix', 'api', 'deploy', 'review', 'docs', 'ledger', 'queue'];
 
 function deref(schema: JsonSchema, root: JsonSchema): JsonSchema {
@@ -186,6 +188,8 @@ function stringFor(schema: JsonSchema, field: string, rng: Rng, ctx: FuzzContext
   const ok = patternTest(schema.pattern);
   if (schema.format === 'date') return randomDate(rng);
   if (schema.format === 'date-time') return new Date(Date.UTC(2026, rng.int(12), rng.range(1, 28))).toISOString();
+  if (schema.format === 'uri' || schema.format === 'url') return rng.pick(['https://example.com/a', 'https://github.com/acme/repo/pull/7', 'http://localhost:3000/x']);
+  if (schema.format === 'email') return rng.pick(['ada@example.com', 'bot@example.org']);
   if (schema.format === 'uuid' || schema.pattern || /(_id|_ids|mentions|^project$|^task$)$/.test(field)) {
     const pool = candidatesFor(field, ctx.own).filter((c) => c.length >= min && c.length <= max && ok(c) && (schema.format !== 'uuid' || c !== 'me'));
     if (pool.length) return rng.pick(pool);
@@ -195,8 +199,11 @@ function stringFor(schema: JsonSchema, field: string, rng: Rng, ctx: FuzzContext
   if (field === 'idempotency_key') return `fuzz-${rng.int(50)}`;
   if (field === 'key') return rng.pick(['FZ', 'QA', 'OPS', 'X1']) + rng.int(1000);
   if (schema.pattern) {
-    // a pattern we have no pool value for: a short word often fits; otherwise the server says why
-    return rng.pick(['A', 'ab', 'X-1', 'abc_1']);
+    // a pattern we have no pool value for: the schema's own examples ("e.g. \"deploy.finished\""),
+    // then common shapes; whatever fits the pattern and the length (else the server says why)
+    const examples = [...String(schema.description ?? '').matchAll(/"([^"]{1,200})"/g)].map((m) => m[1]);
+    const fits = [...examples, ...GENERIC_SHAPES].filter((c) => c.length >= min && c.length <= max && ok(c));
+    return fits.length ? rng.pick(fits) : rng.pick(GENERIC_SHAPES);
   }
   return randomText(rng, min, Math.min(max, 80));
 }
