@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { ERROR_CODES } from '../lib/core/errors';
 import { spawnServer } from './server-process.mjs';
-import { listTools, mintKey, runFuzz, seedWorkspace, summary, workspaceChecksum } from './fuzz/run';
+import { changedTables, listTools, mintKey, runFuzz, seedWorkspace, settledChecksum, summary, workspaceChecksum } from './fuzz/run';
 
 const { values } = parseArgs({
   options: {
@@ -50,7 +50,7 @@ try {
   const b = await mintKey(server.url, server.adminToken, `fuzz-b-${suffix}`, 'bystander');
   const own = await seedWorkspace(server.url, a.key, 'FA');
   const foreign = await seedWorkspace(server.url, b.key, 'FB');
-  const before = await workspaceChecksum(server.url, server.adminToken, `fuzz-b-${suffix}`);
+  const before = await settledChecksum(server.url, server.adminToken, `fuzz-b-${suffix}`);
   const tools = await listTools(server.url, a.key);
   console.error(`fuzzing ${tools.length} tools with ${only?.length ?? calls} calls, seed ${seed}…`);
   let shown = 0;
@@ -74,7 +74,7 @@ try {
   });
   const after = await workspaceChecksum(server.url, server.adminToken, `fuzz-b-${suffix}`);
   const health = await fetch(`${server.url}/api/health`).then((r) => r.status).catch(() => 0);
-  console.log(summary(report, { before: before.sha256, after: after.sha256, rows: before.rows }));
+  console.log(summary(report, { before: before.sha256, after: after.sha256, rows: before.rows, changed: changedTables(before, after) }));
   console.log(`  /api/health after the run: HTTP ${health}`);
   if (values.json) console.log(JSON.stringify({ bench: 'fuzz', database, ...report, other_workspace_unchanged: before.sha256 === after.sha256, health }));
   code = report.failures === 0 && before.sha256 === after.sha256 && health === 200 ? 0 : 1;

@@ -23,12 +23,14 @@ const BULLPEN_STATES: Record<string, ErrorCode> = {
 };
 
 /**
- * The field a validation message from SQL starts with ("cursor: not a next_cursor…", "project_id
- * is required", "tasks[0].depends_on[1]: …"), so the envelope names it like a schema error does.
+ * The field(s) a validation message from SQL starts with ("cursor: not a next_cursor…", "project_id
+ * is required", "tasks[0].depends_on[1]: …", "run_id, run_key: …"), so the envelope names them like
+ * a schema error does.
  */
-export function fieldOf(message: string): string | null {
-  const m = message.match(/^([A-Za-z_][A-Za-z0-9_]*(?:\[\d+\]|\.[A-Za-z_][A-Za-z0-9_]*)*)(?::| is | must | may )/);
-  return m ? m[1] : null;
+export function fieldOf(message: string): string[] | null {
+  const name = '[A-Za-z_][A-Za-z0-9_]*(?:\\[\\d+\\]|\\.[A-Za-z_][A-Za-z0-9_]*)*';
+  const m = message.match(new RegExp(`^(${name}(?:, ${name})*)(?::| is | are | must | may )`));
+  return m ? m[1].split(', ') : null;
 }
 
 type PgLikeError = { code?: string; message?: string; hint?: string; detail?: string; constraint?: string; column?: string };
@@ -49,8 +51,8 @@ export function mapDbError(err: unknown): ToolError {
     }
     const code = BULLPEN_STATES[state];
     if (code === 'VALIDATION_ERROR' && !(details && typeof details === 'object' && 'fields' in details)) {
-      const field = fieldOf(message);
-      if (field) details = { ...(details && typeof details === 'object' ? details : details === undefined ? {} : { detail: details }), fields: [field] };
+      const fields = fieldOf(message);
+      if (fields) details = { ...(details && typeof details === 'object' ? details : details === undefined ? {} : { detail: details }), fields };
     }
     return toolError(code, message, e.hint || undefined, details);
   }

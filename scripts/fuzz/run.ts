@@ -111,37 +111,73 @@ export async function seedWorkspace(url: string, key: string, prefix: string): P
   const c2 = await call(url, key, 'comment_add', { object_type: 'project', object_id: pool.projectKeys[0], body: 'project note' });
   pool.commentIds.push(c2.comment_id);
   // rooms that may or may not be there: whatever answers ok adds its ids to the pool
-  const optional: [string, Record<string, unknown>, string][] = [
-    ['handoff_create', { to_actor_ids: ['me'], title: 'seed handoff', related_task_id: pool.taskRefs[0] }, 'handoff_id'],
-    ['handoff_create', { to_actor_ids: ['me'], title: 'seed question', kind: 'question' }, 'handoff_id'],
+  const optional: [string, Record<string, unknown>][] = [
+    ['handoff_create', { to_actor_ids: ['me'], title: 'seed handoff', related_task_id: pool.taskRefs[0] }],
+    ['handoff_create', { to_actor_ids: ['me'], title: 'seed question', kind: 'question' }],
+    ['decision_log', { title: 'seed decision', choice: 'this one', related_task_ids: [pool.taskRefs[0]] }],
+    ['knowledge_write', { title: 'seed note', body: 'a runbook line', related_task_ids: [pool.taskRefs[1]] }],
+    ['skill_upsert', { slug: `${prefix.toLowerCase()}-skill`, description: 'seed skill', body: '# steps' }],
+    ['repo_register', { slug: `${prefix.toLowerCase()}/repo` }],
+    ['code_ref_add', { object_type: 'task', object_id: pool.taskRefs[0], kind: 'commit', sha: 'a1b2c3d4e5f6' }],
+    ['attach_add', { object_type: 'task', object_id: pool.taskRefs[0], kind: 'link', url: 'https://example.com/spec' }],
+    ['feature_request_create', { title: 'seed request', body: 'it would help', kind: 'capability' }],
   ];
-  for (const [tool, args, idField] of optional) {
+  for (const [tool, args] of optional) {
     const a = await rpc(url, key, 'tools/call', { name: tool, arguments: args });
     try {
       const env = JSON.parse(JSON.parse(a.body).result.content[0].text);
-      if (env.ok && typeof env[idField] === 'string') pool.otherIds.push(env[idField]);
+      // every top-level *_id the answer names goes to the pool
+      if (env.ok) for (const [k, v] of Object.entries(env)) if (/_id$/.test(k) && typeof v === 'string') pool.otherIds.push(v);
     } catch {}
   }
   return pool;
 }
 
-/** sha256 over every row of a workspace (the admin export's tables, canonical JSON), and the row count. */
-export async function workspaceChecksum(url: string, adminToken: string, workspace: string): Promise<{ sha256: string; rows: number; ids: string[] }> {
+const canonical = (v: unknown): string =>
+  Array.isArray(v)
+    ? `[${v.map(canonical).join(',')}]`
+    : v && typeof v === 'object'
+      ? `{${Object.keys(v)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+          .join(',')}}`
+      : JSON.stringify(v);
+
+const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+
+export type Checksum = { sha256: string; rows: number; ids: string[]; tables: Record<string, string> };
+
+/** sha256 over every row of a workspace (the admin export's tables, canonical JSON), per table too, and the row count. */
+export async function workspaceChecksum(url: string, adminToken: string, workspace: string): Promise<Checksum> {
   const a = await post(url, '/api/admin/export', JSON.stringify({ workspace }), { 'x-bullpen-admin-token': adminToken }, 60_000);
   if (a.status !== 200) throw new Error(`export answered HTTP ${a.status}: ${a.body.slice(0, 200)}`);
   const doc = JSON.parse(a.body).export as { workspace: { id: string }; tables: Record<string, unknown[]> };
-  const canonical = (v: unknown): string =>
-    Array.isArray(v)
-      ? `[${v.map(canonical).join(',')}]`
-      : v && typeof v === 'object'
-        ? `{${Object.keys(v)
-            .sort()
-            .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
-            .join(',')}}`
-        : JSON.stringify(v);
   const text = canonical(doc.tables);
   const rows = Object.values(doc.tables).reduce((n, r) => n + r.length, 0);
-  return { sha256: createHash('sha256').update(text).digest('hex'), rows, ids: [...new Set([doc.workspace.id, ...uuidsIn(text)])] };
+  const tables = Object.fromEntries(Object.entries(doc.tables).map(([k, v]) => [k, sha(canonical(v))]));
+  return { sha256: sha(text), rows, ids: [...new Set([doc.workspace.id, ...uuidsIn(text)])], tables };
+}
+
+/**
+ * The workspace's checksum once its own background work is done (embedding the notes and decisions
+ * it was seeded with): two equal readings a second apart.
+ */
+export async function settledChecksum(url: string, adminToken: string, workspace: string, maxMs = 60_000): Promise<Checksum> {
+  let prev = await workspaceChecksum(url, adminToken, workspace);
+  const until = Date.now() + maxMs;
+  while (Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const next = await workspaceChecksum(url, adminToken, workspace);
+    if (next.sha256 === prev.sha256) return next;
+    prev = next;
+  }
+  throw new Error(`workspace ${workspace} kept changing for ${maxMs / 1000} s with nobody writing to it`);
+}
+
+/** The tables whose rows differ between two checksums. */
+export function changedTables(before: Checksum, after: Checksum): string[] {
+  const names = new Set([...Object.keys(before.tables), ...Object.keys(after.tables)]);
+  return [...names].filter((t) => before.tables[t] !== after.tables[t]);
 }
 
 export type FuzzFailure = { index: number; tool: string; mutations: string[]; problem: string; request: string };
@@ -293,7 +329,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
 }
 
 /** The figures as a few lines for a terminal or a test log. */
-export function summary(r: FuzzReport, checksum: { before: string; after: string; rows: number }): string {
+export function summary(r: FuzzReport, checksum: { before: string; after: string; rows: number; changed?: string[] }): string {
   const top = (m: Record<string, number>) =>
     Object.entries(m)
       .sort((a, b) => b[1] - a[1])
@@ -307,7 +343,7 @@ export function summary(r: FuzzReport, checksum: { before: string; after: string
     ...(r.rate_limited ? [`  rate limited ${r.rate_limited}× (waited out with Retry-After, then sent again)`] : []),
     `  5xx ${r.http_5xx} · INTERNAL ${r.internal} · validation errors without a field ${r.unnamed_validation} · leaks of the other workspace ${r.leaks} · no answer ${r.no_answer}`,
     `  liveness: ${r.liveness.ok}/${r.liveness.probes} whoami probes ok (slowest ${r.liveness.max_ms} ms)`,
-    `  other workspace: ${checksum.rows} rows, sha256 ${checksum.before.slice(0, 16)}… before, ${checksum.after.slice(0, 16)}… after: ${checksum.before === checksum.after ? 'unchanged' : 'CHANGED'}`,
+    `  other workspace: ${checksum.rows} rows, sha256 ${checksum.before.slice(0, 16)}… before, ${checksum.after.slice(0, 16)}… after: ${checksum.before === checksum.after ? 'unchanged' : `CHANGED (${(checksum.changed ?? []).join(', ')})`}`,
     `  failures: ${r.failures}${r.failures ? ` in ${Object.keys(r.failure_kinds).length} kinds` : ''}`,
     ...Object.entries(r.failure_kinds)
       .sort((a, b) => b[1].count - a[1].count)

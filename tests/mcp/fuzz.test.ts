@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ERROR_CODES } from '../../lib/core/errors';
 import { RawJson, type FuzzContext, type Tool } from '../../scripts/fuzz/engine';
-import { listTools, mintKey, rpc, runFuzz, seedWorkspace, summary, workspaceChecksum, type FuzzReport } from '../../scripts/fuzz/run';
+import { changedTables, listTools, mintKey, rpc, runFuzz, seedWorkspace, settledChecksum, summary, workspaceChecksum, type FuzzReport } from '../../scripts/fuzz/run';
 
 /**
  * The seeded 1,000-call subset of `npm run fuzz` against the started server: calls built from every
@@ -21,21 +21,21 @@ const wsB = `fuzz-b-${suffix}`;
 let a: { key: string; actorId: string };
 let tools: Tool[];
 let ctx: FuzzContext;
-let before: Awaited<ReturnType<typeof workspaceChecksum>>;
+let before: Awaited<ReturnType<typeof settledChecksum>>;
 let report: FuzzReport | null = null;
 
 beforeAll(async () => {
   a = await mintKey(server.url, server.adminToken, wsA, 'fuzzer');
   const b = await mintKey(server.url, server.adminToken, wsB, 'bystander');
   ctx = { own: await seedWorkspace(server.url, a.key, 'FA'), foreign: await seedWorkspace(server.url, b.key, 'FB') };
-  before = await workspaceChecksum(server.url, server.adminToken, wsB);
+  before = await settledChecksum(server.url, server.adminToken, wsB);
   tools = await listTools(server.url, a.key);
 });
 
 afterAll(async () => {
   if (report) {
     const after = await workspaceChecksum(server.url, server.adminToken, wsB);
-    console.log(summary(report, { before: before.sha256, after: after.sha256, rows: before.rows }));
+    console.log(summary(report, { before: before.sha256, after: after.sha256, rows: before.rows, changed: changedTables(before, after) }));
   }
 });
 
@@ -68,6 +68,7 @@ describe('the fuzzer against the running server', () => {
     expect(report.outcomes.NOT_FOUND).toBeGreaterThan(10);
     expect(Object.keys(report.mutations).length).toBeGreaterThanOrEqual(15);
     const after = await workspaceChecksum(server.url, server.adminToken, wsB);
+    expect(changedTables(before, after)).toEqual([]);
     expect(after.sha256).toBe(before.sha256);
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
   });
