@@ -41,12 +41,20 @@ export async function spawnServer(opts = {}) {
   child.stderr.on('data', (d) => (out += d));
   const serverFile = path.join(dir, 'server.json');
   const t0 = Date.now();
-  while (!existsSync(serverFile) || (opts.ready && !opts.ready(out))) {
+  /** server.json once it is there whole (a server of an older build may still be writing it). */
+  const readInfo = () => {
+    try {
+      return JSON.parse(readFileSync(serverFile, 'utf8'));
+    } catch {
+      return null;
+    }
+  };
+  let info = null;
+  while (!(info = existsSync(serverFile) ? readInfo() : null) || (opts.ready && !opts.ready(out))) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${out}`);
     if (Date.now() - t0 > 170_000) throw new Error(`server did not start in time:\n${out}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  const info = JSON.parse(readFileSync(serverFile, 'utf8'));
   return {
     url: info.url,
     adminToken: info.admin_token,
