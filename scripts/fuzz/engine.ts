@@ -433,7 +433,9 @@ export function mutate(args: Record<string, unknown>, schema: JsonSchema, rng: R
         return v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof RawJson);
       });
       const target = getAt(args, rng.pick(objects)) as Record<string, unknown>;
-      target[rng.pick(UNKNOWN_KEYS)] = rng.pick(['x', 1, null, {}, ctx.foreign.actorIds[0] ?? 'x']);
+      // plain values only: some of these keys are real fields somewhere (role), or land in free-form
+      // metadata, and the other workspace's ids travel only where ids go (foreign_id)
+      target[rng.pick(UNKNOWN_KEYS)] = rng.pick(['x', 1, null, {}]);
       return args;
     }
     case 'null': {

@@ -59,6 +59,11 @@ describe('shapes no schema expects', () => {
     named(await T.agent.call('project_update', { project_id: 'FZ', patch: { title: obj } }), 'patch.title');
   });
 
+  it('a version past the integer range is refused by the schema, naming the field (was "out of range for type integer")', async () => {
+    named(await T.agent.call('skill_upsert', { slug: 'big-version', description: 'x', body: 'y', expected_version: 2 ** 31 }), 'expected_version');
+    named(await T.agent.call('knowledge_update', { note_id: '00000000-0000-4000-8000-000000000000', patch: { title: 'x' }, expected_version: 2 ** 31 }), 'expected_version');
+  });
+
   it('an unknown tool names "name"', async () => {
     const e = named(await T.agent.call('task_drop', {}), 'name');
     expect(e.message).toContain('task_drop');
