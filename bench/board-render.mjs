@@ -44,7 +44,8 @@ export async function startBoardServer() {
   }
   const server = await spawnServer({
     label: 'board-bench',
-    env: { DATABASE_URL: env.DATABASE_URL, NEXT_PUBLIC_SUPABASE_URL: undefined },
+    // one agent writes as fast as the board shows it: buckets that never empty (the check is still paid)
+    env: { DATABASE_URL: env.DATABASE_URL, NEXT_PUBLIC_SUPABASE_URL: undefined, BULLPEN_RATE_KEY_PER_SECOND: '1000000', BULLPEN_RATE_WORKSPACE_PER_SECOND: '1000000' },
     ready: (out) => /Sign in\s+http/.test(out),
   });
   const info = { url: server.url };
@@ -93,7 +94,9 @@ export async function mcp(url, key) {
 export async function signedInPage(browser, server, viewport = { width: 1920, height: 1080 }) {
   const ctx = await browser.newContext({ viewport });
   const page = await ctx.newPage();
+  // the link opens a confirm page; Continue spends it
   await page.goto(await server.link());
+  await page.getByRole('button', { name: 'Continue' }).click();
   await page.waitForURL(/\/projects$/);
   return { ctx, page };
 }

@@ -9,7 +9,7 @@ import { readActors, viaAction } from '@/lib/console/client/api';
 import { keys } from '@/lib/console/client/cache';
 import { useLiveChanges } from '@/lib/console/client/live';
 import { useNow } from '@/lib/console/client/use-now';
-import { timeAgo, timeLeft } from '@/lib/console/format';
+import { shortDate, timeAgo, timeLeft } from '@/lib/console/format';
 import type { ActorOverview } from '@/lib/console/types';
 import { ActorAvatar } from './actor-avatar';
 import { connectSnippets } from '@/lib/mcp/connect';
@@ -18,6 +18,11 @@ import { BotIcon, KeyIcon, PlusIcon, UserIcon, XIcon } from './icons';
 import { CopyBlock } from './copy-button';
 import { Skeleton } from './skeleton';
 import { useToast } from '@/lib/console/client/toast';
+
+/** Whether a key is past its expiry (a rotated key after its grace period). */
+function ended(k: { expires_at: string | null }): boolean {
+  return !!k.expires_at && new Date(k.expires_at).getTime() <= Date.now();
+}
 
 type NewKey = { display_name: string; api_key: string; mcp_url: string; prefix: string };
 
@@ -187,11 +192,21 @@ function KeyList({ actor, onKey }: { actor: ActorOverview; onKey: (k: NewKey) =>
   return (
     <ul className="space-y-1">
       {actor.keys.map((k) => (
-        <li key={k.id} data-testid="api-key" data-key-prefix={k.prefix} data-revoked={k.revoked_at ? 'true' : 'false'} className="flex items-center gap-2 text-[12px]">
-          <KeyIcon className={`size-3 ${k.revoked_at ? 'text-zinc-300' : 'text-zinc-500'}`} />
-          <span className={`font-mono ${k.revoked_at ? 'text-zinc-400 line-through' : 'text-zinc-700'}`}>{k.prefix}…</span>
-          <span className="text-zinc-400">{k.revoked_at ? 'revoked' : k.last_used_at ? `used ${timeAgo(k.last_used_at)}` : 'never used'}</span>
-          {!k.revoked_at && me.is_owner && (
+        <li key={k.id} data-testid="api-key" data-key-prefix={k.prefix} data-revoked={k.revoked_at ? 'true' : 'false'} className="flex flex-wrap items-center gap-2 text-[12px]">
+          <KeyIcon className={`size-3 ${k.revoked_at || ended(k) ? 'text-zinc-300' : 'text-zinc-500'}`} />
+          <span className={`font-mono ${k.revoked_at || ended(k) ? 'text-zinc-400 line-through' : 'text-zinc-700'}`}>{k.prefix}…</span>
+          <span data-testid="key-scopes" title="What this key may call" className="rounded bg-zinc-100 px-1 py-px font-mono text-[10px] text-zinc-600">
+            {k.scopes ? k.scopes.join(', ') : 'all tools'}
+          </span>
+          <span data-testid="key-expiry" className="text-zinc-400">
+            {k.revoked_at
+              ? 'revoked'
+              : ended(k)
+                ? `expired ${timeAgo(k.expires_at)}`
+                : `${k.replaced_by ? 'rotated, works until' : k.expires_at ? 'expires' : 'no expiry'}${k.expires_at ? ` ${shortDate(k.expires_at)}` : ''}`}
+          </span>
+          <span className="text-zinc-400">{k.last_used_at ? `used ${timeAgo(k.last_used_at)}` : 'never used'}</span>
+          {!k.revoked_at && !ended(k) && me.is_owner && (
             confirm === k.id ? (
               <span className="ml-auto flex gap-1">
                 <button onClick={() => void revoke(k.id)} data-testid="confirm-revoke" className="rounded bg-red-600 px-1.5 py-0.5 text-[11px] font-medium text-white hover:bg-red-700">
@@ -268,6 +283,8 @@ function ConnectDialog({ onClose, onCreated }: { onClose: () => void; onCreated:
   const qc = useQueryClient();
   const toast = useToast();
   const [name, setName] = useState('');
+  const [scopes, setScopes] = useState('');
+  const [days, setDays] = useState('');
   const [busy, setBusy] = useState(false);
   return (
     <Modal title="Connect an agent" onClose={onClose}>
@@ -277,7 +294,13 @@ function ConnectDialog({ onClose, onCreated }: { onClose: () => void; onCreated:
           if (!name.trim()) return;
           setBusy(true);
           try {
-            const r = await viaAction<NewKey>(createAgentAction({ name: name.trim() }));
+            const r = await viaAction<NewKey>(
+              createAgentAction({
+                name: name.trim(),
+                ...(scopes.trim() ? { scopes: scopes.trim() } : {}),
+                ...(days.trim() ? { expires_in_days: Number(days) } : {}),
+              }),
+            );
             await qc.invalidateQueries({ queryKey: keys.overview });
             await qc.invalidateQueries({ queryKey: keys.actors });
             onCreated(r);
@@ -289,6 +312,13 @@ function ConnectDialog({ onClose, onCreated }: { onClose: () => void; onCreated:
       >
         <p className="mb-3 text-[13px] text-zinc-500">Name it for what it is and where it runs. It gets its own key; its tasks, claims and comments carry this name.</p>
         <input autoFocus value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. claude-backend" aria-label="Agent name" data-testid="agent-name" className="h-8 w-full rounded-md border border-zinc-200 px-2.5 text-[13px] focus:border-indigo-400 focus:outline-none" />
+        <div className="mt-3 grid grid-cols-[1fr_110px] gap-2">
+          <input value={scopes} onChange={(e) => setScopes(e.target.value)} placeholder="Scopes: all tools (or e.g. tasks:read,comments)" aria-label="Scopes" data-testid="agent-scopes" className="h-8 w-full rounded-md border border-zinc-200 px-2.5 font-mono text-[12px] focus:border-indigo-400 focus:outline-none" />
+          <input value={days} onChange={(e) => setDays(e.target.value.replace(/[^0-9]/g, ''))} inputMode="numeric" placeholder="Days (never)" aria-label="Expires after days" data-testid="agent-expires-days" className="h-8 w-full rounded-md border border-zinc-200 px-2.5 text-[12px] focus:border-indigo-400 focus:outline-none" />
+        </div>
+        <p className="mt-1.5 text-[11px] leading-snug text-zinc-400">
+          A scope is a room (reads and writes), a room with <code>:read</code>, or <code>read</code> for every room read-only. Leave both empty for a key that can do everything and never expires.
+        </p>
         <div className="mt-4 flex justify-end gap-2">
           <button type="button" onClick={onClose} className="h-8 rounded-md px-3 text-[13px] text-zinc-600 hover:bg-zinc-100">
             Cancel

@@ -5,7 +5,7 @@ import { usePathname } from 'next/navigation';
 import { useEffect, useState, type ReactNode } from 'react';
 import { useWaitingCount } from '@/lib/console/client/coordination';
 import { useProjects } from '@/lib/console/client/hooks';
-import { useLiveChanges } from '@/lib/console/client/live';
+import { markSigningOut, useLiveChanges } from '@/lib/console/client/live';
 import { ActorAvatar } from './actor-avatar';
 import { CommandPalette } from './command-palette';
 import { useMe } from './console-providers';
@@ -187,8 +187,14 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
             <div className="min-w-0 flex-1">
               <p className="truncate text-[13px] font-medium leading-tight" data-testid="me-name">{me.display_name}</p>
               <p className="text-[11px] leading-tight text-zinc-500">{me.is_owner ? 'Owner' : 'Member'}</p>
+              <form action="/auth/signout" method="post" onSubmit={markSigningOut}>
+                <input type="hidden" name="scope" value="everywhere" />
+                <button type="submit" data-testid="signout-everywhere" className="text-[11px] leading-tight text-zinc-400 underline-offset-2 hover:text-zinc-700 hover:underline" title="End every session of yours, in every browser">
+                  Sign out everywhere
+                </button>
+              </form>
             </div>
-            <form action="/auth/signout" method="post">
+            <form action="/auth/signout" method="post" onSubmit={markSigningOut}>
               <button type="submit" className="rounded p-1.5 text-zinc-400 hover:bg-zinc-200/60 hover:text-zinc-700" title="Sign out" aria-label="Sign out">
                 <LogOutIcon className="size-4" />
               </button>

@@ -32,7 +32,7 @@ function useRuns(status: string) {
   return useQuery({
     queryKey: [...keys.runs, status],
     queryFn: async () =>
-      (await readAll<Run>('run_query', { detail: 'full', limit: 200, ...(status === 'all' ? {} : { status: status === 'ended' ? ['succeeded', 'failed', 'cancelled', 'abandoned'] : [status] }) }, 'runs', 1000)).rows,
+      (await readAll<Run>('run_query', { detail: 'full', limit: 200, ...(status === 'all' ? {} : { status: status === 'ended' ? ['succeeded', 'failed', 'cancelled', 'abandoned'] : [status] }) }, 'runs', 200)).rows,
     enabled: ready,
     // heartbeats are state, not events: poll for them (the live feed refreshes on everything else)
     refetchInterval: 10_000,
@@ -118,7 +118,7 @@ function RunRowView({ run, depth, now, kids, open, toggle }: { run: Run; depth: 
   );
 }
 
-/** The runs page: every run as a tree, live heartbeat ages, what each produced and what it cost. */
+/** The runs page: the 200 newest runs as a tree, live heartbeat ages, what each produced and what it cost. */
 export function RunsView() {
   const [status, setStatus] = useState('all');
   const runs = useRuns(status);

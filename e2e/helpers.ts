@@ -30,7 +30,7 @@ export async function inviteLink(name = 'Owner', workspace?: string): Promise<st
   });
   expect(res.status).toBe(200);
   const inv = (await res.json()) as { token: string };
-  return `${server().url}/auth/link?token=${inv.token}`;
+  return `${server().url}/auth/link#token=${inv.token}`;
 }
 
 /** An agent key in a workspace (the admin route `bullpen agent add` uses). */
@@ -45,16 +45,24 @@ export async function agentKey(name: string, workspace?: string): Promise<{ key:
   return { key: r.api_key, actorId: r.actor_id };
 }
 
+/** Opens a sign-in link and presses Continue on its confirm page (the POST that spends it). */
+export async function confirmLink(page: Page, link: string): Promise<void> {
+  await page.goto(link);
+  await expect(page.getByTestId('signin-confirm-who')).toContainText('Sign in as');
+  await page.getByRole('button', { name: 'Continue' }).click();
+}
+
 /** Signs the page in through a one-time link and waits for the console with a live feed. */
 export async function signIn(page: Page, name = 'Owner', workspace?: string): Promise<void> {
-  await page.goto(await inviteLink(name, workspace));
+  await confirmLink(page, await inviteLink(name, workspace));
   await expect(page).toHaveURL(/\/projects$/);
   await expect(page.getByTestId('live-status')).toHaveAttribute('data-status', 'live');
 }
 
 /** A session cookie for fetch (spends a sign-in link without a browser). */
 export async function sessionCookie(name = 'Owner', workspace?: string): Promise<string> {
-  const res = await fetch(await inviteLink(name, workspace), { redirect: 'manual' });
+  const token = new URL(await inviteLink(name, workspace)).hash.replace(/^#token=/, '');
+  const res = await fetch(`${server().url}/auth/session`, { method: 'POST', body: new URLSearchParams({ token }), redirect: 'manual' });
   expect(res.status).toBe(303);
   const cookie = res.headers.getSetCookie().find((c) => c.startsWith('bullpen_session='));
   expect(cookie, 'the link sets the session cookie').toBeTruthy();

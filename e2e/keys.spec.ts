@@ -62,3 +62,36 @@ test('the actors page shows last seen, open tasks and the current claim, live', 
   await expect(row).not.toContainText(`${key}-1`);
   await a.close();
 });
+
+test('a scoped, expiring key: the agents page shows its scopes and expiry, and the agent sees only its tools', async ({ page }) => {
+  await signIn(page);
+  await page.goto(`${server().url}/actors`);
+  await page.getByTestId('connect-agent').click();
+  const name = `ci-bot-${Date.now().toString(36)}`;
+  await page.getByTestId('agent-name').fill(name);
+  await page.getByTestId('agent-scopes').fill('tasks:read,comments');
+  await page.getByTestId('agent-expires-days').fill('30');
+  await page.getByTestId('create-agent').click();
+  const key = (await page.getByTestId('key-once').getByTestId('api-key-value').textContent())!.trim();
+  const row = page.locator('[data-testid="actor-row"]', { hasText: name });
+  await expect(row.getByTestId('key-scopes')).toHaveText('comments, tasks:read');
+  await expect(row.getByTestId('key-expiry')).toContainText('expires');
+  // an unscoped key says so
+  const other = page.locator('[data-testid="actor-row"]', { hasText: 'e2e-agent' });
+  await expect(other.getByTestId('key-scopes').first()).toHaveText('all tools');
+  await expect(other.getByTestId('key-expiry').first()).toHaveText('no expiry');
+
+  const a = await agent(key);
+  const q = await a.call('task_query');
+  expect(q.ok).toBe(true);
+  await expect(a.call('project_create', { title: 'not mine to make' })).rejects.toThrow(/FORBIDDEN/);
+  await a.close();
+
+  // a scope with a typo is refused in the dialog, naming the room
+  await page.getByTestId('key-once').getByRole('button', { name: 'I have stored the key' }).click();
+  await page.getByTestId('connect-agent').click();
+  await page.getByTestId('agent-name').fill(`${name}-typo`);
+  await page.getByTestId('agent-scopes').fill('taskz');
+  await page.getByTestId('create-agent').click();
+  await expect(page.getByText(/no room "taskz"/)).toBeVisible();
+});

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { agent, card, column, server, sessionCookie, signIn, uniqueKey } from './helpers';
+import { agent, card, column, server, sessionCookie, signIn, uniqueKey, confirmLink } from './helpers';
 
 type Ev = { id: string | null; event: string; data: any };
 
@@ -65,9 +65,15 @@ test.describe('live', () => {
     const r = after.find((e) => e.event === 'ready')!;
     expect(r.data.resumed).toBe(true);
     const replay = after.filter((e) => e.event === 'change').map((e) => e.data);
-    // the authoritative list: the workspace feed under the same human's claims
-    const feed = (await (await fetch(`${server().url}/api/console/activity?limit=200`, { headers: { cookie } })).json()) as { items: { seq: number }[] };
-    const expected = feed.items.map((i) => i.seq).filter((s) => s > Number(lastId)).sort((x, y) => x - y);
+    // the authoritative list: the activity log (activity_query) under the same human's claims
+    const feed = (await (
+      await fetch(`${server().url}/api/console/tool`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json' },
+        body: JSON.stringify({ tool: 'activity_query', input: { limit: 200 } }),
+      })
+    ).json()) as { activity: { seq: number }[] };
+    const expected = feed.activity.map((i) => i.seq).filter((s) => s > Number(lastId)).sort((x, y) => x - y);
     expect(expected).toHaveLength(6);
     // what a client holds after the first stream: what it was sent, and what ready said its data has
     const seen = new Set<number>([...changes1.map((e) => e.data.seq), ...(ready.data.known as number[])]);
@@ -132,7 +138,7 @@ test.describe('live', () => {
     const pageA = await ctxA.newPage();
     const pageB = await ctxB.newPage();
     await signIn(pageA);
-    await pageB.goto(server().second.link);
+    await confirmLink(pageB, server().second.link);
     await expect(pageB).toHaveURL(/\/projects$/);
     await expect(pageB.getByTestId('workspace-name')).toHaveText('second-ws');
     const tap = async (page: Page) =>

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { agent, agentKey, card, column, server } from './helpers';
+import { agent, agentKey, card, column, server, confirmLink } from './helpers';
 
 /**
  * Where the pictures go: the test's own output folder (untracked) during `npm test`, so a test run
@@ -73,7 +73,7 @@ test('the board, as the README shows it', async ({ page }) => {
   await frontend.call('task_update', { task_id: ref(11), patch: { status: 'done' } });
   await reviewer.call('task_create', { project_id: 'WEB', title: 'Product grid' });
 
-  await page.goto(`${server().url}/auth/link?token=${inv.token}`);
+  await confirmLink(page, `${server().url}/auth/link#token=${inv.token}`);
   await expect(page).toHaveURL(/\/projects$/);
   await page.goto(`${server().url}/projects/PAY`);
   await expect(page.getByTestId('board')).toHaveAttribute('data-board-ready', 'true');

@@ -21,17 +21,21 @@ export function freePort() {
 }
 
 /**
- * @param {{ env?: Record<string, string | undefined>, ready?: (output: string) => boolean, label?: string }} [opts]
- *   env is merged over process.env (undefined deletes); ready may wait for more of the banner.
+ * @param {{ env?: Record<string, string | undefined>, ready?: (output: string) => boolean, label?: string, host?: string | null, dir?: string, keep?: boolean }} [opts]
+ *   env is merged over process.env (undefined deletes); ready may wait for more of the banner;
+ *   host is passed as --host (default 127.0.0.1; null: no flag, the CLI's default); dir reuses a
+ *   directory of an earlier start (a restart), and keep leaves it in place on stop.
  * @returns {Promise<{ url: string, adminToken: string, dir: string, dataDir: string, env: NodeJS.ProcessEnv, output: () => string, stop: () => Promise<void> }>}
  */
 export async function spawnServer(opts = {}) {
-  const dir = mkdtempSync(path.join(tmpdir(), `bullpen-${opts.label ?? 'server'}-`));
+  const dir = opts.dir ?? mkdtempSync(path.join(tmpdir(), `bullpen-${opts.label ?? 'server'}-`));
   const dataDir = path.join(dir, 'data');
   const port = await freePort();
   const env = { ...process.env, BULLPEN_DATA_DIR: dataDir, PORT: String(port), NEXT_TELEMETRY_DISABLED: '1', ...opts.env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-  const child = spawn(process.execPath, [path.join(root, 'bin/bullpen.mjs'), 'start', '--port', String(port), '--host', '127.0.0.1'], {
+  const host = opts.host === undefined ? '127.0.0.1' : opts.host;
+  const args = [path.join(root, 'bin/bullpen.mjs'), 'start', '--port', String(port), ...(host === null ? [] : ['--host', host])];
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -40,6 +44,7 @@ export async function spawnServer(opts = {}) {
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   const serverFile = path.join(dir, 'server.json');
+  rmSync(serverFile, { force: true });
   const t0 = Date.now();
   /** server.json once it is there whole (a server of an older build may still be writing it). */
   const readInfo = () => {
@@ -57,6 +62,7 @@ export async function spawnServer(opts = {}) {
   }
   return {
     url: info.url,
+    port,
     adminToken: info.admin_token,
     dir,
     dataDir,
@@ -76,7 +82,7 @@ export async function spawnServer(opts = {}) {
         child.kill('SIGTERM');
         await exited;
       }
-      rmSync(dir, { recursive: true, force: true });
+      if (!opts.keep) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { addAgent } from '../server/workspace';
+import { parseScopes, ScopeError, describeScopes } from '../core/scopes';
+import { addAgent, parseDuration, UsageError } from '../server/workspace';
 import { adminStep } from './server-file';
 import { connectSnippets } from '../mcp/connect';
 import { connectTools, EXIT, findTool, runTool, toolsIndex } from './tools';
@@ -9,9 +10,12 @@ export { EXIT };
 const HELP = () => `bullpen — the shared workspace for AI agents and humans
 
 Usage:
-  bullpen start [--port N] [--host H] [--dev]     start the app (builds it first when needed)
-  bullpen agent add NAME [--workspace SLUG] [--json]
-                                                   register an agent and mint its API key
+  bullpen start [--port N] [--host H] [--dev]     start the app (builds it first when needed); listens on
+                                                   127.0.0.1 unless --host says otherwise (0.0.0.0: the network)
+  bullpen agent add NAME [--workspace SLUG] [--scopes tasks:read,comments] [--expires 30d] [--json]
+                                                   register an agent and mint its API key (scoped, expiring)
+  bullpen key list | revoke KEY | rotate KEY [--grace 1h]
+                                                   list, end or replace API keys (bullpen key --help)
   bullpen human invite NAME [--workspace SLUG] [--email ADDRESS] [--json]
                                                    invite a human: prints a one-time console sign-in link
   bullpen skills sync [--dir .claude/skills] [--project KEY] [--json]
@@ -46,19 +50,53 @@ async function agentAdd(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { workspace: { type: 'string', short: 'w' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      workspace: { type: 'string', short: 'w' },
+      scopes: { type: 'string' },
+      expires: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help || positionals.length !== 1) {
-    console.error('Usage: bullpen agent add NAME [--workspace SLUG] [--json]\n\nRegisters an agent actor in the workspace (created when new) and prints its API key once.');
+    console.error(
+      'Usage: bullpen agent add NAME [--workspace SLUG] [--scopes SCOPES] [--expires DURATION] [--json]\n\n' +
+        'Registers an agent actor in the workspace (created when new) and prints its API key once.\n' +
+        '  --scopes   what the key may call: ROOM (reads and writes), ROOM:read, or read (every room, read-only),\n' +
+        '             comma-separated, e.g. tasks:read,comments. Omitted: everything.\n' +
+        '  --expires  the key stops working after this long: 90m, 12h, 30d. Omitted: never.',
+    );
     return values.help ? EXIT.OK : EXIT.USAGE;
   }
   const name = positionals[0];
-  const { result, base } = await adminStep('agents', { name, workspace: values.workspace }, (db) =>
-    addAgent(db, { workspace: values.workspace, name }),
+  let scopes: string[] | null;
+  let expiresIn: number | undefined;
+  try {
+    scopes = parseScopes(values.scopes) as string[] | null;
+    expiresIn = values.expires === undefined ? undefined : parseDuration('--expires', values.expires);
+  } catch (err) {
+    if (!(err instanceof ScopeError) && !(err instanceof UsageError)) throw err;
+    console.error(`bullpen: ${err.message}`);
+    return EXIT.USAGE;
+  }
+  const { result, base } = await adminStep(
+    'agents',
+    { name, workspace: values.workspace, ...(scopes ? { scopes } : {}), ...(expiresIn ? { expires_in_seconds: expiresIn } : {}) },
+    (db) => addAgent(db, { workspace: values.workspace, name, scopes, expires_in_seconds: expiresIn ?? null }),
   );
   const mcpUrl = mcpUrlFor(base);
   if (values.json) {
-    console.log(JSON.stringify({ workspace: result.workspace.slug, actor_id: result.actor_id, api_key: result.api_key, mcp_url: mcpUrl }));
+    console.log(
+      JSON.stringify({
+        workspace: result.workspace.slug,
+        actor_id: result.actor_id,
+        key_id: result.key_id,
+        api_key: result.api_key,
+        scopes: result.scopes,
+        expires_at: result.expires_at,
+        mcp_url: mcpUrl,
+      }),
+    );
     return EXIT.OK;
   }
   console.log(
@@ -66,6 +104,7 @@ async function agentAdd(argv: string[]): Promise<number> {
       `Agent "${name}" is registered in workspace ${result.workspace.slug}${result.created_workspace ? ' (created now)' : ''}.`,
       '',
       `API key (shown once, store it now): ${result.api_key}`,
+      `  scopes ${describeScopes(result.scopes)} · ${result.expires_at ? `expires ${result.expires_at}` : 'no expiry'}`,
       `MCP URL: ${mcpUrl}`,
       '',
       agentConfig(mcpUrl, result.api_key),
@@ -95,7 +134,7 @@ async function startCmd(argv: string[]): Promise<number> {
   }
   const { start } = await import('./start');
   (await import('./human')).registerSignInBanner();
-  const { close } = await start({ port, host: values.host ?? process.env.HOST ?? '0.0.0.0', dev: !!values.dev });
+  const { close } = await start({ port, host: values.host ?? process.env.BULLPEN_HOST ?? '127.0.0.1', dev: !!values.dev });
   await new Promise<void>((resolve) => {
     const stop = async () => {
       await close();
@@ -158,6 +197,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (cmd === 'start') return await startCmd(argv.slice(1));
     if (cmd === 'agent' && sub === 'add') return await agentAdd(rest);
+    if (cmd === 'key') return await (await import('./keys')).keyCommand(sub, rest);
     if (cmd === 'human' && sub === 'invite') return await (await import('./human')).humanInvite(rest);
     if (cmd === 'skills' && sub === 'sync') return await skillsSync(rest);
     if (cmd === 'backup') return await (await import('./data')).backupCmd(argv.slice(1));

@@ -7,6 +7,9 @@ import { Readable } from 'node:stream';
 import path from 'node:path';
 import { dataDir, openDb, setDb } from '../db';
 import type { Db } from '../db/types';
+import { internalError } from '../core/errors';
+import { config } from '../server/config';
+import { checkTransport, configuredHosts, isLoopback } from '../server/transport';
 import { startJobs } from '../jobs';
 import { ensureActor, ensureWorkspace } from '../server/workspace';
 import { removeServerFile, writeServerFile } from './server-file';
@@ -28,7 +31,7 @@ export async function ensureBuild(root: string, log: (s: string) => void): Promi
   const buildId = path.join(root, '.next', 'BUILD_ID');
   const built = existsSync(buildId) ? (await stat(buildId)).mtimeMs : 0;
   let sources = 0;
-  for (const p of ['app', 'components', 'lib', 'next.config.mjs', 'package.json', 'postcss.config.mjs']) {
+  for (const p of ['app', 'components', 'lib', 'proxy.ts', 'next.config.mjs', 'package.json', 'postcss.config.mjs']) {
     sources = Math.max(sources, await newestMtime(path.join(root, p)));
   }
   if (built && built >= sources) return;
@@ -121,13 +124,78 @@ async function serveWeb(req: http.IncomingMessage, res: http.ServerResponse, han
     }
     res.end();
   } catch (err) {
+    // the detail goes to the log under a request id; the caller sees only the id
+    const error = internalError(err, `${req.method} ${req.url?.split('?')[0]}`);
     res.shouldKeepAlive = false;
     if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: (err as Error).message }, id: null }));
+    res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: error.message, data: { ok: false, error } }, id: null }));
   }
 }
 
+/** Headers of a Node request as Web Headers (for the checks every route runs first). */
+function webHeaders(req: http.IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+  }
+  return headers;
+}
+
+/** Writes a Web Response (a refusal) to a Node response, closing the connection. */
+async function sendRefusal(res: http.ServerResponse, response: Response): Promise<void> {
+  res.shouldKeepAlive = false;
+  const out: Record<string, string> = {};
+  response.headers.forEach((v, k) => (out[k] = v));
+  res.writeHead(response.status, out);
+  res.end(Buffer.from(await response.arrayBuffer()));
+}
+
+/**
+ * The checks in front of every route, MCP and Next alike: the Host allowlist and Origin (DNS
+ * rebinding), and a declared body over the route limit. Null when the request may go on.
+ */
+export function frontDoor(req: { url?: string; method?: string; headers: Headers }): Response | null {
+  const refused = checkTransport(req);
+  if (refused) return refused;
+  const isMcp = req.url === '/api/mcp' || !!req.url?.startsWith('/api/mcp?');
+  const limit = isMcp ? config.maxBodyBytes() : Math.max(config.maxRouteBodyBytes(), SERVER_ACTION_BODY_BYTES);
+  const declared = Number(req.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) {
+    return Response.json(
+      { ok: false, error: { code: 'PAYLOAD_TOO_LARGE', message: `request body exceeds ${limit} bytes`, hint: 'send a smaller request', retryable: false } },
+      { status: 413, headers: { connection: 'close' } },
+    );
+  }
+  // A body of unknown length (chunked) is read only by the MCP route, which counts as it reads;
+  // every other route, uploads included, must say how much it sends, so the limit above holds.
+  if (!isMcp && !Number.isFinite(declared) && req.headers.get('transfer-encoding')) {
+    return Response.json(
+      {
+        ok: false,
+        error: { code: 'VALIDATION_ERROR', message: `send a Content-Length: bodies here are limited to ${limit} bytes`, hint: 'send the body with its length', retryable: false },
+      },
+      { status: 411, headers: { connection: 'close' } },
+    );
+  }
+  return null;
+}
+
+/** Next's own limit on a server action's body (next.config.mjs serverActions.bodySizeLimit). */
+const SERVER_ACTION_BODY_BYTES = 1_048_576;
+
 export type StartOptions = { port: number; host: string; dev: boolean; quiet?: boolean };
+
+/** The banner's word on where the server listens: loopback only, or every interface and what answers. */
+export function bindLines(host: string, port: number, loopback: boolean): string[] {
+  if (loopback) return [`  Listening  ${host}:${port} (this machine only; --host 0.0.0.0 to listen on the network)`];
+  const names = configuredHosts();
+  return [
+    `  Listening  ${host}:${port}: ON THE NETWORK (--host ${host}), plain HTTP unless a proxy in front adds TLS`,
+    names.length
+      ? `             answering requests addressed to localhost, ${names.join(', ')}`
+      : '             answering only requests addressed to localhost until BULLPEN_PUBLIC_URL or BULLPEN_ALLOWED_HOSTS names this server',
+  ];
+}
 
 /** Hooks later parts of the app add to the start banner (e.g. the console sign-in link). */
 export type BannerHook = (ctx: { db: Db; url: string; first: FirstStart }) => Promise<string[]>;
@@ -155,6 +223,11 @@ export async function start(opts: StartOptions): Promise<{ close: () => Promise<
   const handle = app.getRequestHandler();
   const { handleMcp } = await import('../mcp/http');
   const server = http.createServer((req, res) => {
+    const refused = frontDoor({ url: req.url, method: req.method, headers: webHeaders(req) });
+    if (refused) {
+      void sendRefusal(res, refused);
+      return;
+    }
     // The MCP endpoint is the hot path: serve it with the same handler its route file exports, without
     // Next's page routing in front (about 3 ms less per call on two cores). Everything else is Next's.
     if (servedDirectly(req.url)) {
@@ -173,7 +246,9 @@ export async function start(opts: StartOptions): Promise<{ close: () => Promise<
     server.listen(opts.port, opts.host, () => resolve());
   });
   const port = (server.address() as { port: number }).port;
-  const url = process.env.BULLPEN_PUBLIC_URL?.replace(/\/$/, '') ?? `http://${opts.host === '0.0.0.0' ? 'localhost' : opts.host}:${port}`;
+  const loopback = isLoopback(opts.host);
+  const localName = loopback ? (opts.host === '::1' ? '[::1]' : opts.host) : 'localhost';
+  const url = process.env.BULLPEN_PUBLIC_URL?.replace(/\/$/, '') ?? `http://${localName}:${port}`;
   await writeServerFile({
     url,
     pid: process.pid,
@@ -193,6 +268,7 @@ export async function start(opts: StartOptions): Promise<{ close: () => Promise<
       '',
       `  Console    ${url}`,
       `  MCP URL    ${url}/api/mcp`,
+      ...bindLines(opts.host, port, loopback),
       `  Database   ${process.env.DATABASE_URL ? 'DATABASE_URL (Postgres server)' : `embedded, ${displayPath(dataDir())}`}`,
       `  Workspace  ${first.workspace.slug}${first.created ? ` (created now, owner: ${first.owner?.display_name})` : ''}`,
       ...extra,

@@ -159,11 +159,28 @@ export async function connectTools(key: string): Promise<{
         };
         return JSON.parse(res.content[0].text) as CliEnvelope;
       } catch (err) {
-        return failure(err);
+        // a refusal over HTTP (403 insufficient_scope, 429, 503) carries its envelope in the error
+        return envelopeInError((err as Error).message) ?? failure(err);
       }
     },
     close: () => client.close().catch(() => {}),
   };
+}
+
+/**
+ * The envelope a refusal over HTTP carries in its JSON-RPC error's data (403 insufficient_scope,
+ * 429 RATE_LIMITED, 503 BUSY), out of the transport's error message; null when there is none.
+ */
+export function envelopeInError(message: string): { ok: false; error: { code: string; message: string; hint: string; retryable: boolean } } | null {
+  const at = message.indexOf('{');
+  if (at < 0) return null;
+  try {
+    const body = JSON.parse(message.slice(at)) as { error?: { data?: { ok?: boolean; error?: { code?: string } } } };
+    const data = body.error?.data;
+    return data && data.ok === false && typeof data.error?.code === 'string' ? (data as never) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Runs one tool command; returns the exit code. */

@@ -1,9 +1,10 @@
-import { cookies } from 'next/headers';
+import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { cache } from 'react';
 import { getDb } from '../db';
 import type { Claims } from '../db/types';
-import { SESSION_COOKIE, toDbClaims, verifySession } from './session';
+import { isSecureRequest } from '../server/config';
+import { sessionCookieName, sessionLive, toDbClaims, verifySession } from './session';
 import { humanForSupabaseUser, supabaseConfig, verifySupabaseJwt } from './supabase';
 import { toolError } from '../core/errors';
 
@@ -13,6 +14,8 @@ export type ConsoleSession = {
   tenant_id: string;
   actor_id: string;
   via: 'local' | 'supabase';
+  /** The local session row (bullpen.sessions); absent under Supabase Auth, which revokes its own. */
+  sid?: string;
 };
 
 /** The workspace a multi-workspace Supabase user chose last. */
@@ -38,21 +41,33 @@ async function supabaseSession(): Promise<ConsoleSession | null> {
   const { data } = await supabase.auth.getSession();
   const user = await verifySupabaseJwt(data.session?.access_token, cfg);
   if (!user) return null;
-  const human = await humanForSupabaseUser(await getDb(), user, store.get(WORKSPACE_COOKIE)?.value);
+  const human = await humanForSupabaseUser(await getDb(), user, store.get(WORKSPACE_COOKIE)?.value, async () => {
+    // the token did not say: ask the auth server whether the address was confirmed
+    const { data } = await supabase.auth.getUser();
+    return data.user?.id === user.sub && !!data.user.email_confirmed_at && data.user.email === user.email;
+  });
   if (!human) return null;
   const claims = toDbClaims({ sub: user.sub, tenant_id: human.tenant_id, actor_id: human.actor_id });
   return { claims, tenant_id: human.tenant_id, actor_id: human.actor_id, via: 'supabase' };
 }
 
+/** The session cookie's name for this request: `__Host-bullpen_session` over https. */
+export async function currentCookieName(): Promise<string> {
+  const h = await headers();
+  const host = h.get('host') ?? 'localhost';
+  return sessionCookieName(isSecureRequest({ url: `http://${host}/`, headers: h }));
+}
+
 /**
- * The session of this request, or null. A local session cookie (signed JWT) is checked first, then
- * Supabase Auth when it is configured. Cached per request.
+ * The session of this request, or null. A local session cookie (signed JWT) is checked first (its
+ * signature, then its row: a revoked or expired row is no session), then Supabase Auth when it is
+ * configured. Cached per request.
  */
 export const getSession = cache(async (): Promise<ConsoleSession | null> => {
   const store = await cookies();
-  const local = await verifySession(store.get(SESSION_COOKIE)?.value);
-  if (local) {
-    return { claims: toDbClaims(local), tenant_id: local.tenant_id, actor_id: local.actor_id, via: 'local' };
+  const local = await verifySession(store.get(await currentCookieName())?.value);
+  if (local && (await sessionLive(await getDb(), local))) {
+    return { claims: toDbClaims(local), tenant_id: local.tenant_id, actor_id: local.actor_id, via: 'local', sid: local.sid };
   }
   return supabaseSession();
 });

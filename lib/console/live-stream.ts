@@ -1,3 +1,4 @@
+import { internalError } from '../core/errors';
 import type { ChangeEvent } from '../db/types';
 import type { ChangeHub } from './hub';
 import { changeHead, changeReplay, type Who } from './ops';
@@ -24,7 +25,20 @@ export type LiveStreamOptions = {
   signal: AbortSignal;
   heartbeatMs?: number;
   replayLimit?: number;
+  /**
+   * Whether the session behind the stream is still live (not signed out on the server). Checked
+   * every sessionCheckMs and at once when the human's own sign-out reaches the feed; when it
+   * answers false the stream sends `event: signed_out` and ends.
+   */
+  sessionLive?: () => Promise<boolean>;
+  sessionCheckMs?: number;
 };
+
+/** How often an open stream re-checks its session (BULLPEN_SESSION_CHECK_MS, default 2 s). */
+export function sessionCheckMs(): number {
+  const v = Number(process.env.BULLPEN_SESSION_CHECK_MS ?? 2000);
+  return Number.isFinite(v) && v >= 100 ? v : 2000;
+}
 
 /** Parses Last-Event-ID / ?after= into a seq; null when absent or malformed. */
 export function parseResume(lastEventId: string | null, after: string | null): number | null {
@@ -40,6 +54,7 @@ export function liveStream(opts: LiveStreamOptions): ReadableStream<Uint8Array> 
   let unsubscribe: (() => void) | null = null;
   let unshutdown: (() => void) | null = null;
   let heartbeat: ReturnType<typeof setInterval> | null = null;
+  let sessionTimer: ReturnType<typeof setInterval> | null = null;
   let closed = false;
 
   return new ReadableStream<Uint8Array>({
@@ -58,6 +73,7 @@ export function liveStream(opts: LiveStreamOptions): ReadableStream<Uint8Array> 
         unsubscribe?.();
         unshutdown?.();
         if (heartbeat) clearInterval(heartbeat);
+        if (sessionTimer) clearInterval(sessionTimer);
         try {
           controller.close();
         } catch {
@@ -72,9 +88,30 @@ export function liveStream(opts: LiveStreamOptions): ReadableStream<Uint8Array> 
       if (opts.signal.aborted) return cleanup();
       unshutdown = opts.hub.onShutdown(cleanup);
 
+      let checking = false;
+      const checkSession = async () => {
+        if (!opts.sessionLive || checking || closed) return;
+        checking = true;
+        try {
+          if (!(await opts.sessionLive())) {
+            write(`event: signed_out\ndata: {}\n\n`);
+            cleanup();
+          }
+        } catch {
+          // a failed check is no sign-out; the next one decides
+        } finally {
+          checking = false;
+        }
+      };
+      if (opts.sessionLive) sessionTimer = setInterval(() => void checkSession(), opts.sessionCheckMs ?? sessionCheckMs());
+
       let live = false;
       const buffer: ChangeEvent[] = [];
-      unsubscribe = opts.hub.subscribe(opts.who.claims.tenant_id, (e) => (live ? send(e) : buffer.push(e)));
+      unsubscribe = opts.hub.subscribe(opts.who.claims.tenant_id, (e) => {
+        if (e.verb === 'actor.signed_out' && e.actor_id === opts.who.claims.actor_id) void checkSession();
+        if (live) send(e);
+        else buffer.push(e);
+      });
       write('retry: 1000\n\n');
       try {
         let head = 0;
@@ -104,7 +141,8 @@ export function liveStream(opts: LiveStreamOptions): ReadableStream<Uint8Array> 
         live = true;
         for (const e of buffer.splice(0)) send(e);
       } catch (err) {
-        write(`event: failure\ndata: ${JSON.stringify({ message: (err as Error).message })}\n\n`);
+        const error = internalError(err, 'live stream replay');
+        write(`event: failure\ndata: ${JSON.stringify({ message: error.message })}\n\n`);
         return cleanup();
       }
       heartbeat = setInterval(() => write(`: keep-alive ${Date.now()}\n\n`), opts.heartbeatMs ?? 15_000);
@@ -114,6 +152,7 @@ export function liveStream(opts: LiveStreamOptions): ReadableStream<Uint8Array> 
       unsubscribe?.();
       unshutdown?.();
       if (heartbeat) clearInterval(heartbeat);
+      if (sessionTimer) clearInterval(sessionTimer);
     },
   });
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { describeIssues, execute, type Envelope } from '../core/execute';
+import { parseScopes, ScopeError, type Scopes } from '../core/scopes';
 import { toolError } from '../core/errors';
 import { mapDbError } from '../db/errors';
 import { sqlLiteral, type ChangeEvent, type Claims, type Db, type Row } from '../db/types';
@@ -126,6 +127,9 @@ async function agentInWorkspace(who: Who, actorId: string): Promise<{ id: string
 export const createAgentInput = z.strictObject({
   name: z.string().trim().min(1, 'name the agent').max(200),
   label: z.string().trim().min(1).max(200).optional(),
+  /** `tasks:read,comments`; omitted: every tool. */
+  scopes: z.string().trim().max(1000).optional(),
+  expires_in_days: z.int().min(1).max(3650).optional(),
 });
 
 /** Registers an agent (idempotent by name) and mints its API key, returned once. */
@@ -135,8 +139,27 @@ export function createAgent(who: Who, input: unknown): Promise<Envelope> {
     await requireOwner(who);
     const actor = await ensureActor(who.db, who.claims.tenant_id, { kind: 'agent', external_ref: `agent:${slugify(args.name)}`, display_name: args.name });
     if (actor.kind === 'human') throw new EnvelopeError(toolError('ALREADY_EXISTS', `${args.name} is a human in this workspace`, 'choose another name'));
-    const key = await mintKey(who.db, who.claims.tenant_id, actor.id, args.label ?? `${args.name} key (console)`);
-    return { actor_id: actor.id, display_name: actor.display_name, created: actor.created, api_key: key.api_key, key_id: key.key_id, prefix: key.prefix };
+    let scopes: Scopes;
+    try {
+      scopes = parseScopes(args.scopes);
+    } catch (err) {
+      if (!(err instanceof ScopeError)) throw err;
+      throw new EnvelopeError(toolError('VALIDATION_ERROR', `scopes: ${err.message}`, 'a room, a room:read, or read, comma-separated', { fields: ['scopes'] }));
+    }
+    const key = await mintKey(who.db, who.claims.tenant_id, actor.id, args.label ?? `${args.name} key (console)`, {
+      scopes,
+      expiresInSeconds: args.expires_in_days ? args.expires_in_days * 86400 : null,
+    });
+    return {
+      actor_id: actor.id,
+      display_name: actor.display_name,
+      created: actor.created,
+      api_key: key.api_key,
+      key_id: key.key_id,
+      prefix: key.prefix,
+      scopes: key.scopes,
+      expires_at: key.expires_at,
+    };
   });
 }
 

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SignJWT } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sessionSecret, sessionSecretPath, signSession, toDbClaims, verifySession } from './session';
+import { sessionCookieName, sessionCookieOptions, sessionSecret, sessionSecretPath, signSession, toDbClaims, verifySession } from './session';
 
 const secret = new TextEncoder().encode('s'.repeat(48));
-const ids = { tenant_id: '0b8f2a55-1c7e-4c1e-9f4e-2d1b7b0d0a01', actor_id: '6f1d3c2b-9a8e-4f7d-8c6b-5a4f3e2d1c0b' };
+const ids = { tenant_id: '0b8f2a55-1c7e-4c1e-9f4e-2d1b7b0d0a01', actor_id: '6f1d3c2b-9a8e-4f7d-8c6b-5a4f3e2d1c0b', sid: '3c9e8d7f-2b1a-4c5d-8e9f-0a1b2c3d4e5f' };
 
 async function craft(claims: Record<string, unknown>, opts: { key?: Uint8Array; iss?: string; aud?: string; exp?: number; alg?: string } = {}) {
   const now = Math.floor(Date.now() / 1000);
@@ -25,7 +25,7 @@ describe('console sessions', () => {
     const claims = await verifySession(token, { secret });
     expect(claims).toMatchObject({ sub: ids.actor_id, role: 'authenticated', kind: 'human', ...ids });
     expect(claims!.exp * 1000).toBe(expires_at.getTime());
-    expect(toDbClaims(claims!)).toEqual({ sub: ids.actor_id, role: 'authenticated', kind: 'human', ...ids });
+    expect(toDbClaims(claims!)).toEqual({ sub: ids.actor_id, role: 'authenticated', kind: 'human', tenant_id: ids.tenant_id, actor_id: ids.actor_id });
   });
 
   it('refuse a forged signature, a tampered payload and alg none', async () => {
@@ -60,6 +60,15 @@ describe('console sessions', () => {
     expect(await verifySession(await craft({ ...base, tenant_id: 'not-a-uuid' }), { secret })).toBeNull();
     expect(await verifySession(await craft({ role: 'authenticated', kind: 'human', actor_id: ids.actor_id }), { secret })).toBeNull();
     expect(await verifySession(await craft(base, { alg: 'HS512' }), { secret })).toBeNull();
+    // a cookie without its session row id (one signed before sessions were revocable) is no session
+    expect(await verifySession(await craft({ role: 'authenticated', kind: 'human', tenant_id: ids.tenant_id, actor_id: ids.actor_id }), { secret })).toBeNull();
+  });
+
+  it('name the cookie with the __Host- prefix over https only', () => {
+    expect(sessionCookieName(true)).toBe('__Host-bullpen_session');
+    expect(sessionCookieName(false)).toBe('bullpen_session');
+    expect(sessionCookieOptions(true, new Date())).toMatchObject({ secure: true, path: '/', httpOnly: true, sameSite: 'lax' });
+    expect(sessionCookieOptions(true, new Date())).not.toHaveProperty('domain');
   });
 });
 

@@ -4,8 +4,11 @@ import { ensureActor, resolveWorkspace, slugify } from '../server/workspace';
 
 /**
  * One-time sign-in links for humans. The token travels in the link once; only its sha256 is stored,
- * it works once and expires (BULLPEN_SIGNIN_TTL_SECONDS, default 24 h). Runs as the server role:
- * the first start, `bullpen human invite`, and an owner inviting from the console.
+ * it works once and expires (BULLPEN_SIGNIN_TTL_SECONDS, default 24 h), and a newer link for the
+ * same person revokes the older ones. The token sits in the link's fragment (`#token=`), which a
+ * browser never sends: a chat or mail preview fetching the link sees only the confirm page, proxies
+ * never log the token, and only the confirm page's POST spends it. Runs as the server role: the
+ * first start, `bullpen human invite`, and an owner inviting from the console.
  */
 
 export function signInTtlSeconds(): number {
@@ -17,34 +20,52 @@ export function hashSignInToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-/** The console URL that spends a token. */
+/** The console URL of a link: the confirm page, the token in the fragment (never sent to a server). */
 export function signInUrl(base: string, token: string): string {
-  return `${base.replace(/\/$/, '')}/auth/link?token=${encodeURIComponent(token)}`;
+  return `${base.replace(/\/$/, '')}/auth/link#token=${encodeURIComponent(token)}`;
 }
 
-/** Mints a sign-in token for a human actor of the workspace; the plaintext is returned once. */
+const TOKEN_SHAPE = /^bpsi_[A-Za-z0-9_-]{20,100}$/;
+
+/**
+ * Mints a sign-in token for a human actor of the workspace and revokes that person's older unspent
+ * links; the plaintext is returned once.
+ */
 export async function createSignInToken(
   db: Db,
   opts: { tenantId: string; actorId: string; purpose?: 'first_start' | 'invite'; ttlSeconds?: number },
 ): Promise<{ token: string; expires_at: string }> {
   const token = `bpsi_${randomBytes(32).toString('base64url')}`;
   const ttl = opts.ttlSeconds ?? signInTtlSeconds();
-  const [row] = await db.query<{ expires_at: Date | string }>(
-    `insert into bullpen.signin_tokens (tenant_id, actor_id, token_hash, purpose, expires_at)
-     select a.tenant_id, a.id, $3, $4, now() + make_interval(secs => $5)
-       from public.actors a where a.tenant_id = $1 and a.id = $2 and a.kind = 'human'
-     returning expires_at`,
-    [opts.tenantId, opts.actorId, hashSignInToken(token), opts.purpose ?? 'invite', ttl],
-  );
-  if (!row) throw new Error('sign-in links are for human actors of this workspace');
+  const [row] = await db.query<{ expires_at: Date | string | null }>(`select bullpen.issue_signin_token($1, $2, $3, $4, $5) as expires_at`, [
+    opts.tenantId,
+    opts.actorId,
+    hashSignInToken(token),
+    opts.purpose ?? 'invite',
+    ttl,
+  ]);
+  if (!row?.expires_at) throw new Error('sign-in links are for human actors of this workspace');
   return { token, expires_at: new Date(row.expires_at).toISOString() };
+}
+
+/** Who a live token would sign in as, without spending it (the confirm page); null otherwise. */
+export async function peekSignInToken(
+  db: Db,
+  token: string | null | undefined,
+): Promise<{ display_name: string; tenant_name: string; expires_at: string } | null> {
+  if (!token || !TOKEN_SHAPE.test(token)) return null;
+  const [row] = await db.query<{ display_name: string; tenant_name: string; expires_at: Date | string }>(
+    `select * from bullpen.peek_signin_token($1)`,
+    [hashSignInToken(token)],
+  );
+  return row ? { display_name: row.display_name, tenant_name: row.tenant_name, expires_at: new Date(row.expires_at).toISOString() } : null;
 }
 
 export type SignedIn = { tenant_id: string; actor_id: string; display_name: string; tenant_slug: string; tenant_name: string };
 
 /** Spends a token: the identity it signs in, or null when unknown, used, expired or not a human. */
 export async function consumeSignInToken(db: Db, token: string | null | undefined): Promise<SignedIn | null> {
-  if (!token || !/^bpsi_[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
+  if (!token || !TOKEN_SHAPE.test(token)) return null;
   const rows = await db.query<SignedIn>(`select * from bullpen.consume_signin_token($1)`, [hashSignInToken(token)]);
   return rows[0] ?? null;
 }

@@ -24,6 +24,8 @@ export const supabaseUser = z.object({
   role: z.literal('authenticated'),
   email: z.string().optional(),
   exp: z.number().int(),
+  is_anonymous: z.boolean().optional(),
+  user_metadata: z.looseObject({ email_verified: z.boolean().optional() }).optional(),
 });
 export type SupabaseUser = z.infer<typeof supabaseUser>;
 
@@ -63,13 +65,32 @@ export async function verifySupabaseJwt(
   }
 }
 
+/** Whether the token itself says the email is verified (and the user is not anonymous). */
+export function emailVerifiedInToken(user: SupabaseUser): boolean {
+  return !!user.email && user.is_anonymous !== true && user.user_metadata?.email_verified === true;
+}
+
 /**
  * The human actor a Supabase user acts as. An invitation by email (external_ref email:<address>)
- * is linked to the auth user on first sign-in. With several workspaces, `preferTenant` picks one
- * (the workspace switcher's choice); otherwise the oldest membership. Null: not invited anywhere.
+ * is linked to the auth user on first sign-in, and only when the email is verified: by the token
+ * (user_metadata.email_verified) or, when the token does not say, by `confirmedEmail` (the auth
+ * server's email_confirmed_at). Anyone could otherwise sign up with an invited person's address and
+ * take their place. With several workspaces, `preferTenant` picks one (the workspace switcher's
+ * choice); otherwise the oldest membership. Null: not invited anywhere, or not verified.
  */
-export async function humanForSupabaseUser(db: Db, user: SupabaseUser, preferTenant?: string | null): Promise<(SignedIn & { sub: string }) | null> {
-  const rows = await db.query<SignedIn>(`select * from bullpen.humans_for_auth_user($1, $2)`, [user.sub, user.email ?? null]);
+export async function humanForSupabaseUser(
+  db: Db,
+  user: SupabaseUser,
+  preferTenant?: string | null,
+  confirmedEmail?: () => Promise<boolean>,
+): Promise<(SignedIn & { sub: string }) | null> {
+  const inToken = emailVerifiedInToken(user);
+  const lookup = (email: string | null) => db.query<SignedIn>(`select * from bullpen.humans_for_auth_user($1, $2)`, [user.sub, email]);
+  let rows = await lookup(inToken ? user.email! : null);
+  // the token does not say: ask the auth server, but only when nothing is linked yet (once per person)
+  if (rows.length === 0 && !inToken && user.email && user.is_anonymous !== true && confirmedEmail) {
+    if (await confirmedEmail().catch(() => false)) rows = await lookup(user.email);
+  }
   const pick = rows.find((r) => r.tenant_id === preferTenant) ?? rows[0];
   return pick ? { ...pick, sub: user.sub } : null;
 }

@@ -16,6 +16,6 @@ describe('the error contract', () => {
   });
   it('retries only what can succeed unchanged', () => {
     const retryable = Object.entries(ERROR_CODES).filter(([, d]) => d.retryable).map(([c]) => c).sort();
-    expect(retryable).toEqual(['BUSY', 'CONFLICT', 'INTERNAL', 'LEASE_HELD', 'UNAVAILABLE']);
+    expect(retryable).toEqual(['BUSY', 'CONFLICT', 'INTERNAL', 'LEASE_HELD', 'RATE_LIMITED', 'UNAVAILABLE']);
   });
 });

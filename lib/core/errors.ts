@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'NOT_CLAIMABLE'
   | 'IDEMPOTENCY_CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
+  | 'RATE_LIMITED'
   | 'BUSY'
   | 'UNAVAILABLE'
   | 'INTERNAL';
@@ -44,13 +45,25 @@ export const ERROR_CODES: Record<ErrorCode, { hint: string; retryable: boolean; 
   NOT_CLAIMABLE: { meaning: 'The task is not ready: terminal, in review, blocked, or assigned elsewhere.', hint: 'task_claim without task_id takes the next ready task', retryable: false },
   IDEMPOTENCY_CONFLICT: { meaning: 'The idempotency_key was used before with different input.', hint: 'use a fresh idempotency_key for a different request', retryable: false },
   PAYLOAD_TOO_LARGE: { meaning: 'The request body exceeds the size limit.', hint: 'split the work into smaller calls (task_create_many takes 100 items)', retryable: false },
+  RATE_LIMITED: { meaning: 'Too many calls for this key or workspace right now.', hint: 'wait retry_after_seconds (HTTP Retry-After), then send the same call again', retryable: true },
   BUSY: { meaning: 'The database was contended (deadlock, serialization, timeout).', hint: 'retry the same call; idempotency makes it safe', retryable: true },
   UNAVAILABLE: { meaning: 'The database could not be reached.', hint: 'retry shortly with the same idempotency_key', retryable: true },
-  INTERNAL: { meaning: 'An unexpected server error.', hint: 'retry once; if it persists, report it', retryable: true },
+  INTERNAL: { meaning: 'An unexpected server error; the message carries a request id and the server logs the detail under it.', hint: 'retry once; if it persists, report the request id', retryable: true },
 };
 
 /** Creates an envelope error with the code's default hint and retry flag. */
 export function toolError(code: ErrorCode, message: string, hint?: string, details?: unknown): ToolError {
   const def = ERROR_CODES[code];
   return { code, message, hint: hint || def.hint, retryable: def.retryable, ...(details === undefined ? {} : { details }) };
+}
+
+/**
+ * An INTERNAL error that shows no internal text: the caller gets a request id, the server's log
+ * gets the detail under the same id.
+ */
+export function internalError(err: unknown, where = 'call'): ToolError {
+  const requestId = globalThis.crypto.randomUUID();
+  const e = err as { stack?: string; message?: string } | null;
+  console.error(`[bullpen] internal error ${requestId} (${where}): ${e?.stack ?? e?.message ?? String(err)}`);
+  return toolError('INTERNAL', `internal error (request id ${requestId})`, `retry once; if it persists, report request id ${requestId}`, { request_id: requestId });
 }

@@ -4,6 +4,7 @@ import { mapDbError } from '../db/errors';
 import { toolError, type ToolError } from './errors';
 import { AliasCollision, canonicalJson, resolveMe, snakeKeys } from './normalize';
 import { getTool, registry } from './registry';
+import { describeScopes, scopeFor, toolAllowed } from './scopes';
 import type { ToolContext, ToolDef } from './tool';
 import { waitingCall } from './wait';
 
@@ -101,6 +102,17 @@ export async function execute(ctx: ToolContext, name: string, rawInput: unknown)
       error: toolError('VALIDATION_ERROR', `${unfit.path}: ${unfit.message}`, 'send plain JSON text: no NUL characters or lone surrogates, nesting as the schema shows', {
         fields: [unfit.path],
       }),
+    };
+  }
+  if (!toolAllowed(tool, ctx.scopes ?? null)) {
+    return {
+      ok: false,
+      error: toolError(
+        'FORBIDDEN',
+        `this key may not call ${name}: its scopes are ${describeScopes(ctx.scopes ?? null)}`,
+        `${name} needs the scope ${scopeFor(tool)}; call only the tools tools/list shows, or ask an owner for a key with that scope`,
+        { required_scope: scopeFor(tool) },
+      ),
     };
   }
   let input: unknown;

@@ -894,8 +894,8 @@ Some errors add \`details\`, e.g. \`details.current_status\` on \`CONFLICT\`. Ha
 | Code | Retry? | What to do |
 |---|---|---|
 | \`VALIDATION_ERROR\` | no | Bad input: an unknown key (named in the message), a missing field, a wrong type, or a value out of range (priority 0–4, lease 60–86400 s, at most 100 batch items). Fix it and send again. |
-| \`UNAUTHENTICATED\` | no | Key missing, malformed or revoked. Stop and ask a human for a working key. |
-| \`FORBIDDEN\` | no | You may not do this. Do not look for a way around it; pick other work or ask a human. |
+| \`UNAUTHENTICATED\` | no | Key missing, malformed, revoked or expired. Stop and ask a human for a working key. |
+| \`FORBIDDEN\` | no | You may not do this. Do not look for a way around it; pick other work or ask a human. A key can be scoped (read-only, or some rooms): then only the tools \`tools/list\` shows are yours, and the hint names the scope a refused tool needs. |
 | \`NOT_FOUND\` | no | Wrong id or ref, or it belongs to another workspace. Check it (PA-12 vs PA-21) and look it up with \`task_query\` or \`project_query\`. |
 | \`ALREADY_EXISTS\` | no | E.g. a project key is taken. Use the existing one or choose another key. |
 | \`CONFLICT\` | after re-reading | Someone changed the thing first (e.g. \`expected_status\` no longer matches). Re-read with \`task_get\`, decide again, then write. |
@@ -906,6 +906,7 @@ Some errors add \`details\`, e.g. \`details.current_status\` on \`CONFLICT\`. Ha
 | \`NOT_CLAIMABLE\` | no | Finished, in review, blocked, assigned to someone else, or waiting on dependencies. \`task_get\` shows which; take another task. |
 | \`IDEMPOTENCY_CONFLICT\` | no | You reused a key with different input. A retry must send the original input; a new operation needs a new key. |
 | \`PAYLOAD_TOO_LARGE\` | no | Shrink it: split the batch, shorten the body, summarise logs instead of pasting them. |
+| \`RATE_LIMITED\` | yes | Too many calls from your key or workspace. Wait \`details.retry_after_seconds\` (HTTP \`Retry-After\`), then send the same call with the same key. Slow your loop down; batch writes with \`task_create_many\`. |
 | \`BUSY\` | yes | Back off: about 1 s, 2 s, 4 s … up to 30 s. Give up after a few tries and report. |
 | \`UNAVAILABLE\` | yes | The service is down or restarting. Same backoff, longer ceiling. |
 | \`INTERNAL\` | once | Retry once with the same key. If it fails again, stop and report it (see \`feedback\`). |

@@ -71,6 +71,11 @@ export const actorOverview = actorRow
         created_at: timestamp,
         last_used_at: timestamp.nullable(),
         revoked_at: timestamp.nullable(),
+        /** What the key may call (ROOM, ROOM:read, read); null: everything. */
+        scopes: z.array(z.string()).nullable(),
+        expires_at: timestamp.nullable(),
+        /** Set when the key was rotated: it works until expires_at (the grace period). */
+        replaced_by: id.nullable(),
       }),
     ),
     pending_invites: count,

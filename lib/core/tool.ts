@@ -18,8 +18,11 @@ export type Room =
   | 'feedback'
   | 'guide';
 
-/** What a tool needs at run time besides its input. signal ends a waiting call early (client gone). */
-export type ToolContext = { db: Db; claims: Claims; signal?: AbortSignal };
+/**
+ * What a tool needs at run time besides its input. `scopes` narrows what the caller may call (a
+ * scoped API key; absent or null: everything); signal ends a waiting call early (client gone).
+ */
+export type ToolContext = { db: Db; claims: Claims; scopes?: readonly string[] | null; signal?: AbortSignal };
 
 /** What a tool answered without the database (`run`) sees: the caller, and the registry itself. */
 export type RunContext = Omit<ToolContext, 'db'> & { db?: Db; registry: readonly ToolDef[] };

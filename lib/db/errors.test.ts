@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../core/errors';
+import { describe, expect, it, vi } from 'vitest';
+import { ERROR_CODES, toolError } from '../core/errors';
 import { mapDbError } from './errors';
 
 describe('mapDbError', () => {
@@ -28,5 +28,34 @@ describe('mapDbError', () => {
     expect(mapDbError({ code: 'BPVAL', message: 'x: y', detail: '{"fields":["z"]}' }).details).toEqual({ fields: ['z'] });
     expect(mapDbError({ code: 'BPVAL', message: 'something odd happened' }).details).toBeUndefined();
     expect(mapDbError({ code: 'BPNTF', message: 'task_id: no task' }).details).toBeUndefined();
+  });
+  it('builds envelope errors with the registry of codes', () => {
+    expect(toolError('LEASE_HELD', 'held')).toEqual({ code: 'LEASE_HELD', message: 'held', hint: ERROR_CODES.LEASE_HELD.hint, retryable: true });
+  });
+  it('never shows internal text: INTERNAL carries a request id, the log carries the detail under it', () => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const e = mapDbError(new Error('relation "bullpen.secret_table" does not exist at /srv/app/lib/x.ts:12'));
+      expect(e.code).toBe('INTERNAL');
+      expect(e.retryable).toBe(true);
+      expect(e.message).not.toContain('secret_table');
+      expect(e.hint).not.toContain('secret_table');
+      const id = (e.details as { request_id: string }).request_id;
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(e.message).toContain(id);
+      expect(log).toHaveBeenCalledTimes(1);
+      expect(String(log.mock.calls[0][0])).toContain(id);
+      expect(String(log.mock.calls[0][0])).toContain('secret_table');
+    } finally {
+      log.mockRestore();
+    }
+  });
+  it('does not echo connection details when the database is unreachable', () => {
+    const e = mapDbError(new Error('connect ECONNREFUSED 10.1.2.3:5432'));
+    expect(e.code).toBe('UNAVAILABLE');
+    expect(e.message).not.toContain('10.1.2.3');
+  });
+  it('knows RATE_LIMITED as retryable', () => {
+    expect(toolError('RATE_LIMITED', 'slow down')).toMatchObject({ code: 'RATE_LIMITED', retryable: true });
   });
 });

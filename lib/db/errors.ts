@@ -3,7 +3,7 @@
  * class BP (see bullpen.fail); Postgres' own codes are mapped by meaning. The codes themselves are
  * the contract's (lib/core/errors.ts).
  */
-import { toolError, type ErrorCode, type ToolError } from '../core/errors';
+import { internalError, toolError, type ErrorCode, type ToolError } from '../core/errors';
 
 const BULLPEN_STATES: Record<string, ErrorCode> = {
   BPNTF: 'NOT_FOUND',
@@ -37,6 +37,9 @@ type PgLikeError = { code?: string; message?: string; hint?: string; detail?: st
 
 /** Maps anything thrown by a driver to an envelope error. Never throws. */
 export function mapDbError(err: unknown): ToolError {
+  // a refusal made before the database was reached (the workspace's concurrency gate) carries its own
+  const carried = (err as { envelope?: ToolError } | null)?.envelope;
+  if (carried && typeof carried.code === 'string') return carried;
   const e = (err ?? {}) as PgLikeError;
   const state = typeof e.code === 'string' ? e.code : '';
   const message = (e.message ?? String(err)).replace(/^error: /, '');
@@ -72,6 +75,21 @@ export function mapDbError(err: unknown): ToolError {
       return toolError('VALIDATION_ERROR', message);
     case '42501':
       return toolError('NOT_FOUND', 'no such object in this workspace');
+  }
+  return transientDbError(err) ?? internalError(err);
+}
+
+/**
+ * The database was busy or out of reach: BUSY / UNAVAILABLE (retryable), else null. For failures
+ * outside a tool call too (the key lookup, opening the pool), which surfaces answer with a 503.
+ */
+export function transientDbError(err: unknown): ToolError | null {
+  const e = (err ?? {}) as PgLikeError;
+  const state = typeof e.code === 'string' ? e.code : '';
+  const message = (e.message ?? String(err)).replace(/^error: /, '');
+  switch (state) {
+    case 'BPBSY':
+      return toolError('BUSY', message);
     case '40001':
     case '40P01':
     case '55P03':
@@ -86,11 +104,13 @@ export function mapDbError(err: unknown): ToolError {
     case '08003':
     case '08006':
     case '53300':
-      return toolError('UNAVAILABLE', message);
+      return toolError('UNAVAILABLE', 'the database connection was lost');
   }
-  // the driver's own words for a connection that broke, or never came (a restarting server)
+  // the driver's own words for a connection that broke, or never came (a restarting server); the
+  // caller hears that, not where the database lives
   if (/ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection terminated|not queryable|timeout exceeded when trying to connect|the database system is (starting up|shutting down|in recovery mode)/i.test(message)) {
-    return toolError('UNAVAILABLE', message);
+    return toolError('UNAVAILABLE', 'the database could not be reached');
   }
-  return toolError('INTERNAL', message);
+  return null;
 }
+

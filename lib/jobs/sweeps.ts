@@ -37,7 +37,11 @@ export const sweepIdempotencyKeys = (q: Queryable, signal?: AbortSignal) =>
  * has signed in") is kept by the activity log's actor.signed_in row.
  */
 export const sweepSignInTokens = (q: Queryable, signal?: AbortSignal) =>
-  deleteInBatches(q, 'bullpen.signin_tokens', 'expires_at < now() or used_at is not null', signal);
+  deleteInBatches(q, 'bullpen.signin_tokens', 'expires_at < now() or used_at is not null or revoked_at is not null', signal);
+
+/** Console sessions that ended: signed out (revoked) or past their expiry. A missing row is no session. */
+export const sweepSessions = (q: Queryable, signal?: AbortSignal) =>
+  deleteInBatches(q, 'bullpen.sessions', 'expires_at < now() or revoked_at is not null', signal);
 
 /** Failed jobs older than the retention. */
 export const sweepFailedJobs = (q: Queryable, signal?: AbortSignal) =>
@@ -45,4 +49,5 @@ export const sweepFailedJobs = (q: Queryable, signal?: AbortSignal) =>
 
 registerJob('sweep.idempotency_keys', async (_job, { db, signal }) => { await sweepIdempotencyKeys(db, signal); }, { everySeconds: 600 });
 registerJob('sweep.signin_tokens', async (_job, { db, signal }) => { await sweepSignInTokens(db, signal); }, { everySeconds: 3600 });
+registerJob('sweep.sessions', async (_job, { db, signal }) => { await sweepSessions(db, signal); }, { everySeconds: 3600 });
 registerJob('sweep.failed_jobs', async (_job, { db, signal }) => { await sweepFailedJobs(db, signal); }, { everySeconds: 86_400 });

@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { internalError, toolError, type ToolError } from '../core/errors';
+import { getTool } from '../core/registry';
+import { scopeFor, toolAllowed, type Scopes } from '../core/scopes';
 import { getDb } from '../db';
-import { mapDbError } from '../db/errors';
+import { transientDbError } from '../db/errors';
 import { authenticateKey, bearer, derivedRunKey, runContextFrom } from '../server/auth';
+import { hashKey } from '../server/keys';
 import { config, requestOrigin } from '../server/config';
+import { getLimits, type Refusal } from '../server/limits';
+import { BodyTooLarge, hostAllowed, originAllowed, readBodyText } from '../server/transport';
 import { createMcpServer } from './server';
 
 function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}, data?: unknown): Response {
@@ -18,43 +24,31 @@ export function resourceMetadataUrl(req: Request): string {
   return `${requestOrigin(req)}/.well-known/oauth-protected-resource`;
 }
 
-function originAllowed(req: Request): boolean {
-  const origin = req.headers.get('origin');
-  if (!origin) return true; // not a browser: agents and CLIs send no Origin
-  const allowed = new Set([requestOrigin(req), ...config.allowedOrigins()]);
-  return allowed.has(origin.replace(/\/$/, ''));
-}
-
 function corsHeaders(req: Request): Record<string, string> {
   const origin = req.headers.get('origin');
-  if (!origin || !originAllowed(req)) return {};
+  if (!origin || !originAllowed(origin)) return {};
   return {
     'access-control-allow-origin': origin,
     'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version, mcp-session-id, x-bullpen-run, x-bullpen-parent-run, x-bullpen-run-group, x-bullpen-repo, last-event-id',
-    'access-control-expose-headers': 'mcp-session-id, www-authenticate',
+    'access-control-expose-headers': 'mcp-session-id, www-authenticate, retry-after',
     'access-control-allow-methods': 'POST, GET, DELETE, OPTIONS',
     vary: 'origin',
   };
 }
 
-async function readBody(req: Request, limit: number): Promise<{ tooLarge: true } | { tooLarge: false; text: string }> {
-  const declared = Number(req.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > limit) return { tooLarge: true };
-  if (!req.body) return { tooLarge: false, text: '' };
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return { tooLarge: true };
-    }
-    chunks.push(value);
+/**
+ * The Host and Origin check (DNS rebinding): a request addressed to a name this server does not
+ * serve, or sent by a foreign browser origin, is refused before anything else is looked at.
+ */
+export function transportGuard(req: Request): Response | null {
+  // a Request built in-process carries no Host header: its URL says where it was addressed
+  if (!hostAllowed(req.headers.get('host') ?? new URL(req.url).host)) {
+    return jsonRpcError(403, -32000, 'host not allowed: address this server by localhost or a name in BULLPEN_PUBLIC_URL / BULLPEN_ALLOWED_HOSTS');
   }
-  return { tooLarge: false, text: Buffer.concat(chunks).toString('utf8') };
+  if (!originAllowed(req.headers.get('origin'))) {
+    return jsonRpcError(403, -32000, 'origin not allowed: list it in BULLPEN_ALLOWED_ORIGINS');
+  }
+  return null;
 }
 
 function isInitialize(msg: unknown): boolean {
@@ -63,33 +57,91 @@ function isInitialize(msg: unknown): boolean {
 }
 
 /**
- * The MCP endpoint: Origin check → bearer key → body limit → a per-request stateless server.
- * Usable in-process (tests call it with a Request) and from the Next.js route.
+ * The first tools/call in a message (or batch) that the key's scopes do not cover. The MCP
+ * authorization spec asks for HTTP 403 with `insufficient_scope` when a token lacks the scope for
+ * the requested operation; in-process callers get the same refusal as a FORBIDDEN tool result.
+ */
+export function outOfScope(parsed: unknown, scopes: Scopes): { tool: string; scope: string } | null {
+  if (!scopes) return null;
+  for (const m of Array.isArray(parsed) ? parsed : [parsed]) {
+    const msg = m as { method?: unknown; params?: { name?: unknown } } | null;
+    if (msg?.method !== 'tools/call' || typeof msg.params?.name !== 'string') continue;
+    const tool = getTool(msg.params.name);
+    if (tool && !toolAllowed(tool, scopes)) return { tool: tool.name, scope: scopeFor(tool) };
+  }
+  return null;
+}
+
+/** Which workspace a key (by hash) authenticated into; bounded, only ever used to pick a bucket. */
+const workspaceOfKey = new Map<string, string>();
+function rememberWorkspace(hash: string, tenantId: string): void {
+  if (workspaceOfKey.size >= 10_000) workspaceOfKey.clear();
+  workspaceOfKey.set(hash, tenantId);
+}
+
+/** A rate-limit or concurrency refusal as HTTP: 429/503, Retry-After, the envelope in the JSON-RPC error's data. */
+function refusalResponse(r: Refusal, cors: Record<string, string>): Response {
+  return jsonRpcError(r.status, -32000, `${r.error.code}: ${r.error.message}`, { 'retry-after': String(r.retryAfterSeconds), ...cors }, {
+    ok: false,
+    error: r.error,
+  } satisfies { ok: false; error: ToolError });
+}
+
+/**
+ * The MCP endpoint: Host and Origin check → bearer key → rate limits → body limit → scope check →
+ * a per-request stateless server inside one of the workspace's slots.
+ * Usable in-process (tests call it with a Request) and from the Next.js route. Never throws: an
+ * unexpected failure is a 500 that shows a request id, and the log has the detail under it.
  */
 export async function handleMcp(req: Request): Promise<Response> {
-  if (!originAllowed(req)) {
-    return jsonRpcError(403, -32000, `origin not allowed: ${req.headers.get('origin')}`);
+  try {
+    return await serveMcp(req);
+  } catch (err) {
+    // the database down or saturated before any tool ran (the key lookup is the first query): the
+    // caller hears UNAVAILABLE / BUSY, retryable, as a tool call would, with a 503 and Retry-After
+    const transient = transientDbError(err);
+    if (transient) {
+      return jsonRpcError(503, -32000, `${transient.code}: ${transient.message}`, { 'retry-after': '1', 'cache-control': 'no-store' }, { ok: false, error: transient });
+    }
+    const error = internalError(err, `${req.method} /api/mcp`);
+    return jsonRpcError(500, -32603, error.message, { 'cache-control': 'no-store' }, { ok: false, error });
   }
+}
+
+async function serveMcp(req: Request): Promise<Response> {
+  const refused = transportGuard(req);
+  if (refused) return refused;
   const cors = corsHeaders(req);
   if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: cors });
 
   const db = await getDb();
-  const run = runContextFrom(req.headers);
-  let identity: Awaited<ReturnType<typeof authenticateKey>>;
-  try {
-    identity = await authenticateKey(db, bearer(req.headers), run, { sessionId: req.headers.get('mcp-session-id') });
-  } catch (err) {
-    // the key lookup is the first query: a database that is down or saturated answers here, and
-    // the caller should hear UNAVAILABLE / BUSY (retryable, Retry-After), as a tool call would
-    const error = mapDbError(err);
-    if (!error.retryable || error.code === 'INTERNAL') throw err;
-    return jsonRpcError(503, -32000, `${error.code}: ${error.message}`, { 'retry-after': '1', ...cors }, { ok: false, error });
+  const limits = getLimits(db);
+  const key = bearer(req.headers);
+  const hash = key ? hashKey(key) : null;
+  // The buckets come before the key lookup: a key seen before is known to belong to its workspace
+  // (a key never moves), so a flood into an emptied workspace or key bucket is refused from memory,
+  // without a database round trip per call.
+  const knownTenant = hash ? workspaceOfKey.get(hash) : undefined;
+  if (knownTenant) {
+    const limited = await limits.consumeWorkspace(knownTenant);
+    if (limited) return refusalResponse(limited, cors);
   }
+  if (hash) {
+    const limited = await limits.consumeKey(hash);
+    if (limited) return refusalResponse(limited, cors);
+  }
+  const run = runContextFrom(req.headers);
+  const identity = await authenticateKey(db, key, run, { sessionId: req.headers.get('mcp-session-id') });
   if (!identity) {
-    return jsonRpcError(401, -32001, 'missing, unknown or revoked API key: send Authorization: Bearer bp_live_…', {
+    return jsonRpcError(401, -32001, 'missing, unknown, revoked or expired API key: send Authorization: Bearer bp_live_…', {
       'www-authenticate': `Bearer resource_metadata="${resourceMetadataUrl(req)}"`,
       ...cors,
     });
+  }
+  if (!knownTenant) {
+    rememberWorkspace(hash!, identity.claims.tenant_id);
+    const limited = await limits.consumeWorkspace(identity.claims.tenant_id);
+    if (limited) return refusalResponse(limited, cors);
   }
   if (req.method !== 'POST') {
     // stateless: no standalone server-to-client stream and no sessions to delete
@@ -98,13 +150,16 @@ export async function handleMcp(req: Request): Promise<Response> {
       ...cors,
     });
   }
-  const body = await readBody(req, config.maxBodyBytes());
-  if (body.tooLarge) {
-    return jsonRpcError(413, -32600, `request body exceeds ${config.maxBodyBytes()} bytes`, cors);
+  let text: string;
+  try {
+    text = await readBodyText(req, config.maxBodyBytes());
+  } catch (err) {
+    if (!(err instanceof BodyTooLarge)) throw err;
+    return jsonRpcError(413, -32600, `request body exceeds ${config.maxBodyBytes()} bytes`, { connection: 'close', ...cors });
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body.text);
+    parsed = JSON.parse(text);
   } catch {
     return jsonRpcError(400, -32700, 'parse error: body is not JSON', cors);
   }
@@ -112,8 +167,22 @@ export async function handleMcp(req: Request): Promise<Response> {
   // instance accepts it); it names the run of a client that sends no X-Bullpen-Run.
   const issued = isInitialize(parsed) && !req.headers.get('mcp-session-id') ? `bp-${randomUUID()}` : null;
   if (issued && !run.run_id) identity.claims.run_id = derivedRunKey(identity.key_id, issued);
+  const denied = outOfScope(parsed, identity.scopes);
+  if (denied) {
+    const error = toolError(
+      'FORBIDDEN',
+      `this key may not call ${denied.tool}: its scopes are ${identity.scopes!.join(',')}`,
+      `${denied.tool} needs the scope ${denied.scope}; call only the tools tools/list shows, or ask an owner for a key with that scope`,
+      { required_scope: denied.scope },
+    );
+    const challenge = `Bearer error="insufficient_scope", scope="${denied.scope}", resource_metadata="${resourceMetadataUrl(req)}", error_description="this key may not call ${denied.tool}"`;
+    return jsonRpcError(403, -32001, `FORBIDDEN: ${error.message}`, { 'www-authenticate': challenge, ...cors }, { ok: false, error });
+  }
+  // the workspace's cap applies to its database work, not to the request: a call that waits for
+  // news (inbox, task_claim with wait_seconds) holds no slot while it waits
+  const gated = limits.gate(db, identity.claims.tenant_id);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  const server = createMcpServer({ db, claims: identity.claims, signal: req.signal });
+  const server = createMcpServer({ db: gated, claims: identity.claims, scopes: identity.scopes, signal: req.signal });
   await server.connect(transport);
   const res = await transport.handleRequest(req, { parsedBody: parsed });
   for (const [k, v] of Object.entries(cors)) res.headers.set(k, v);

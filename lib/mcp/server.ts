@@ -15,7 +15,8 @@ import { z } from 'zod';
 import { execute, type Envelope } from '../core/execute';
 import { GLOSSARY, GUIDE_TOPICS, guideIndex } from '../core/guide-content';
 import { inputJsonSchema, outputJsonSchema } from '../core/json-schema';
-import { registry } from '../core/registry';
+import { getTool, registry } from '../core/registry';
+import { toolAllowed, type Scopes } from '../core/scopes';
 import type { ToolContext } from '../core/tool';
 import { renderBrief } from './render';
 
@@ -35,6 +36,8 @@ Errors come back as {ok:false, error:{code, message, hint, retryable}}: follow t
 export type ToolListOptions = {
   /** Advertise each tool's outputSchema (and answer with structuredContent). Off: see README, Architecture. */
   outputSchema?: boolean;
+  /** A scoped key's scopes: the list shows only the tools it may call. */
+  scopes?: Scopes;
 };
 
 /** JSON Schemas are computed once per process: the zod schema that validates is the one advertised. */
@@ -59,7 +62,8 @@ export function listTools(opts: ToolListOptions = {}): Tool[] {
     }));
     toolLists.set(withOutput, list);
   }
-  return list;
+  const scopes = opts.scopes ?? null;
+  return scopes ? list.filter((t) => toolAllowed(getTool(t.name)!, scopes)) : list;
 }
 
 /**
@@ -115,7 +119,7 @@ export function createMcpServer(ctx: ToolContext): Server {
     { name: 'bullpen', title: 'Bullpen', version: '0.1.0' },
     { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS, jsonSchemaValidator: validator },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools() }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools({ scopes: ctx.scopes ?? null }) }));
   server.setRequestHandler(callToolRequest, async (req, extra) => {
     // a waiting call (wait_seconds) ends early when the client cancels or goes away
     const signal = ctx.signal ? AbortSignal.any([ctx.signal, extra.signal]) : extra.signal;

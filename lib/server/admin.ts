@@ -4,6 +4,7 @@ import { describeIssues } from '../core/execute';
 import { toolError, type ErrorCode, type ToolError } from '../core/errors';
 import { mapDbError } from '../db/errors';
 import { DataError } from './export';
+import { BodyTooLarge, readJsonBody } from './transport';
 
 /**
  * The local administration endpoints (`bullpen agent add`, `bullpen human invite` while the server
@@ -25,6 +26,7 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   CONFLICT: 409,
   IDEMPOTENCY_CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
   BUSY: 503,
   UNAVAILABLE: 503,
   INTERNAL: 500,
@@ -46,13 +48,25 @@ export function adminErrorResponse(error: ToolError): Response {
  * retryable}}` envelope every other surface answers (a thrown database error is mapped once, by
  * mapDbError).
  */
-export async function adminRoute<S extends z.ZodType>(req: Request, schema: S, run: (input: z.infer<S>) => Promise<object>): Promise<Response> {
+export async function adminRoute<S extends z.ZodType>(
+  req: Request,
+  schema: S,
+  run: (input: z.infer<S>) => Promise<object>,
+  opts: { maxBodyBytes?: number } = {},
+): Promise<Response> {
   if (!adminAllowed(req)) {
     return adminErrorResponse(
       toolError('UNAUTHENTICATED', 'admin token required', 'send x-bullpen-admin-token from the running server’s server.json; the bullpen CLI does this for you'),
     );
   }
-  const parsed = schema.safeParse(await req.json().catch(() => undefined));
+  let raw: unknown;
+  try {
+    raw = await readJsonBody(req, opts.maxBodyBytes);
+  } catch (err) {
+    if (!(err instanceof BodyTooLarge)) throw err;
+    return adminErrorResponse(toolError('PAYLOAD_TOO_LARGE', `request body exceeds ${err.limit} bytes`, 'send a smaller request'));
+  }
+  const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const { message, fields } = describeIssues(parsed.error.issues);
     return adminErrorResponse(toolError('VALIDATION_ERROR', message, 'send a JSON object with the fields this route takes', { fields }));

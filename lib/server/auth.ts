@@ -2,7 +2,15 @@ import { normalizeRemote } from '../core/remote';
 import type { Claims, Db } from '../db/types';
 import { hashKey } from './keys';
 
-export type KeyIdentity = { claims: Claims; key_id: string; display_name: string; tenant_slug: string };
+export type KeyIdentity = {
+  claims: Claims;
+  key_id: string;
+  display_name: string;
+  tenant_slug: string;
+  /** What the key may call (lib/core/scopes.ts); null: everything. */
+  scopes: string[] | null;
+  expires_at: string | null;
+};
 
 const RUN_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
@@ -42,7 +50,7 @@ export function derivedRunKey(keyId: string, sessionId: string | null, now = new
 }
 
 /**
- * Resolves a bearer API key to claims; null when missing, unknown or revoked. The run comes from
+ * Resolves a bearer API key to claims; null when missing, unknown, revoked or expired. The run comes from
  * the run context (or a bare run id); without one it is derived for the connection.
  */
 export async function authenticateKey(
@@ -59,6 +67,8 @@ export async function authenticateKey(
     kind: 'agent' | 'human' | 'service';
     display_name: string;
     tenant_slug: string;
+    scopes: string[] | null;
+    expires_at: Date | string | null;
   }>(`select * from bullpen.authenticate_key($1)`, [hashKey(key)]);
   const r = rows[0];
   if (!r) return null;
@@ -76,7 +86,14 @@ export async function authenticateKey(
   if (ctx.parent_run_id) claims.parent_run_id = ctx.parent_run_id;
   if (ctx.run_group) claims.run_group = ctx.run_group;
   if (ctx.repo) claims.repo = ctx.repo;
-  return { claims, key_id: r.key_id, display_name: r.display_name, tenant_slug: r.tenant_slug };
+  return {
+    claims,
+    key_id: r.key_id,
+    display_name: r.display_name,
+    tenant_slug: r.tenant_slug,
+    scopes: r.scopes ?? null,
+    expires_at: r.expires_at ? new Date(r.expires_at).toISOString() : null,
+  };
 }
 
 /** The bearer token of an Authorization header, or null. Query-string keys are never read. */

@@ -15,14 +15,38 @@ export const config = {
   maxBodyBytes(): number {
     return Number(process.env.BULLPEN_MCP_MAX_BODY_BYTES ?? 1_048_576);
   },
+  /** Largest body the console, admin and sign-in routes read, in bytes. */
+  maxRouteBodyBytes(): number {
+    return Number(process.env.BULLPEN_MAX_BODY_BYTES ?? 262_144);
+  },
+  /** Largest export file `bullpen import` sends to a running server's admin route, in bytes. */
+  maxImportBytes(): number {
+    return Number(process.env.BULLPEN_IMPORT_MAX_BYTES ?? 67_108_864);
+  },
 };
 
-/** The origin a request was addressed to, honouring BULLPEN_PUBLIC_URL behind a proxy. */
-export function requestOrigin(req: Request): string {
+/** Whether X-Forwarded-* headers are believed: only with BULLPEN_TRUST_PROXY, behind a proxy you run. */
+export function trustsProxy(): boolean {
+  return /^(1|true|yes)$/i.test(process.env.BULLPEN_TRUST_PROXY ?? '');
+}
+
+/**
+ * The origin a request was addressed to: BULLPEN_PUBLIC_URL when set; else the Host header (and
+ * X-Forwarded-Host / -Proto only with BULLPEN_TRUST_PROXY: anyone can send those headers).
+ */
+export function requestOrigin(req: { url: string; headers: Headers }): string {
   const fixed = config.publicUrl();
   if (fixed) return new URL(fixed).origin;
   const url = new URL(req.url);
-  const host = req.headers.get('x-forwarded-host') ?? req.headers.get('host') ?? url.host;
-  const proto = req.headers.get('x-forwarded-proto') ?? url.protocol.replace(':', '');
+  const trusted = trustsProxy();
+  const first = (v: string | null) => v?.split(',')[0]?.trim() || null;
+  const host = (trusted ? first(req.headers.get('x-forwarded-host')) : null) ?? req.headers.get('host') ?? url.host;
+  const fwdProto = trusted ? first(req.headers.get('x-forwarded-proto')) : null;
+  const proto = fwdProto === 'https' || fwdProto === 'http' ? fwdProto : url.protocol.replace(':', '');
   return `${proto}://${host}`;
+}
+
+/** Whether the browser reached us over https (the session cookie then takes the __Host- prefix). */
+export function isSecureRequest(req: { url: string; headers: Headers }): boolean {
+  return requestOrigin(req).startsWith('https:');
 }

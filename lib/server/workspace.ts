@@ -1,3 +1,4 @@
+import { parseScopes, type Scopes } from '../core/scopes';
 import type { Db } from '../db/types';
 import { newApiKey } from './keys';
 
@@ -61,19 +62,30 @@ export async function ensureActor(
   return rows[0];
 }
 
+/** What a new key may do: its scopes (null: everything) and when it stops working (null: never). */
+export type KeyLimits = { scopes?: Scopes; expiresInSeconds?: number | null };
+
+/** A refusal shaped like the RPCs' own, so every surface maps it with mapDbError. */
+function refusal(sqlstate: 'BPNTF' | 'BPVAL' | 'BPCNF' | 'BPDUP', message: string, hint?: string): Error {
+  return Object.assign(new Error(message), { code: sqlstate, hint });
+}
+
 /** Mints a key for an actor. The plaintext is returned once and never stored. */
 export async function mintKey(
   db: Db,
   tenantId: string,
   actorId: string,
   label?: string,
-): Promise<{ key_id: string; api_key: string; prefix: string }> {
+  limits: KeyLimits = {},
+): Promise<{ key_id: string; api_key: string; prefix: string; scopes: Scopes; expires_at: string | null }> {
   const k = newApiKey();
-  const [row] = await db.query<{ id: string }>(
-    `insert into public.api_keys (tenant_id, actor_id, key_hash, prefix, label) values ($1, $2, $3, $4, $5) returning id`,
-    [tenantId, actorId, k.hash, k.prefix, label ?? null],
+  const [row] = await db.query<{ id: string; expires_at: Date | string | null }>(
+    `insert into public.api_keys (tenant_id, actor_id, key_hash, prefix, label, scopes, expires_at)
+     values ($1, $2, $3, $4, $5, $6, case when $7::int is null then null else now() + make_interval(secs => $7::int) end)
+     returning id, expires_at`,
+    [tenantId, actorId, k.hash, k.prefix, label ?? null, limits.scopes ?? null, limits.expiresInSeconds ?? null],
   );
-  return { key_id: row.id, api_key: k.key, prefix: k.prefix };
+  return { key_id: row.id, api_key: k.key, prefix: k.prefix, scopes: limits.scopes ?? null, expires_at: row.expires_at ? new Date(row.expires_at).toISOString() : null };
 }
 
 /** Revokes a key of the workspace; true when a live key was revoked. */
@@ -85,23 +97,170 @@ export async function revokeKey(db: Db, tenantId: string, keyId: string): Promis
   return rows.length > 0;
 }
 
+export type KeyRow = {
+  id: string;
+  tenant_id: string;
+  workspace: string;
+  prefix: string;
+  label: string | null;
+  actor_id: string;
+  actor: string;
+  actor_kind: string;
+  scopes: string[] | null;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+  replaced_by: string | null;
+  /** live · expired · revoked · rotating (replaced, working until its grace period ends) */
+  state: 'live' | 'expired' | 'revoked' | 'rotating';
+};
+
+const KEY_SELECT = `
+  select k.id, k.tenant_id, t.slug as workspace, k.prefix, k.label, k.actor_id, a.display_name as actor, a.kind as actor_kind,
+         k.scopes, k.created_at, k.last_used_at, k.expires_at, k.revoked_at, k.replaced_by,
+         case when k.revoked_at is not null then 'revoked'
+              when k.expires_at is not null and k.expires_at <= now() then 'expired'
+              when k.replaced_by is not null then 'rotating'
+              else 'live' end as state
+    from public.api_keys k
+    join public.actors a on a.tenant_id = k.tenant_id and a.id = k.actor_id
+    join public.tenants t on t.id = k.tenant_id`;
+
+function keyRow(r: Record<string, unknown>): KeyRow {
+  const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
+  return {
+    ...(r as KeyRow),
+    created_at: iso(r.created_at)!,
+    last_used_at: iso(r.last_used_at),
+    expires_at: iso(r.expires_at),
+    revoked_at: iso(r.revoked_at),
+  };
+}
+
+/** Every key of a workspace (by slug; all workspaces when omitted), newest first, with its state. */
+export async function listKeys(db: Db, opts: { workspace?: string; includeEnded?: boolean } = {}): Promise<KeyRow[]> {
+  const rows = await db.query(
+    `${KEY_SELECT}
+      where ($1::text is null or t.slug = $1)
+        and ($2 or (k.revoked_at is null and (k.expires_at is null or k.expires_at > now())))
+      order by t.slug, k.created_at desc`,
+    [opts.workspace ?? null, opts.includeEnded ?? false],
+  );
+  return rows.map(keyRow);
+}
+
+/**
+ * Finds one key by id or by its printed prefix (`bp_live_AbCd`), optionally inside one workspace.
+ * Refuses an unknown or ambiguous reference.
+ */
+export async function findKey(db: Db, ref: string, workspace?: string): Promise<KeyRow> {
+  const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref);
+  const rows = (
+    await db.query(
+      `${KEY_SELECT}
+        where ($2::text is null or t.slug = $2) and ${byId ? 'k.id = $1::uuid' : 'k.prefix = $1'}
+        order by k.created_at desc`,
+      [ref, workspace ?? null],
+    )
+  ).map(keyRow);
+  if (rows.length === 0) throw refusal('BPNTF', `no key ${ref}${workspace ? ` in workspace ${workspace}` : ''}`, 'bullpen key list shows every key with its id and prefix');
+  if (rows.length > 1) throw refusal('BPVAL', `${rows.length} keys start with ${ref}`, 'name the key by its id (bullpen key list shows it)');
+  return rows[0];
+}
+
+/**
+ * Rotates a key: a new key for the same actor with the same label, scopes and expiry, while the old
+ * one keeps working for the grace period (then it expires). Both authenticate until then, so an
+ * agent can be redeployed with the new key without a gap. One statement: two rotations racing leave
+ * one new key. The new key's plaintext is returned once.
+ */
+export async function rotateKey(
+  db: Db,
+  tenantId: string,
+  keyId: string,
+  graceSeconds: number,
+): Promise<{ key_id: string; api_key: string; prefix: string; scopes: Scopes; expires_at: string | null; old_key_id: string; old_expires_at: string }> {
+  const k = newApiKey();
+  const [row] = await db.query<{ id: string; scopes: string[] | null; expires_at: Date | string | null; old_expires_at: Date | string }>(
+    `with old as (
+       select * from public.api_keys
+        where tenant_id = $1 and id = $2 and revoked_at is null and replaced_by is null
+          and (expires_at is null or expires_at > now())
+        for update
+     ), fresh as (
+       insert into public.api_keys (tenant_id, actor_id, key_hash, prefix, label, scopes, expires_at)
+       select tenant_id, actor_id, $3, $4, label, scopes, expires_at from old
+       returning id, scopes, expires_at
+     ), retired as (
+       update public.api_keys k
+          set replaced_by = fresh.id,
+              expires_at = least(coalesce(k.expires_at, 'infinity'::timestamptz), now() + make_interval(secs => $5))
+         from fresh, old
+        where k.tenant_id = old.tenant_id and k.id = old.id
+       returning k.expires_at
+     )
+     select fresh.id, fresh.scopes, fresh.expires_at, retired.expires_at as old_expires_at from fresh, retired`,
+    [tenantId, keyId, k.hash, k.prefix, graceSeconds],
+  );
+  if (!row) {
+    const [state] = await db.query<{ state: string }>(`select case when revoked_at is not null then 'revoked' when replaced_by is not null then 'rotated already' else 'expired' end as state from public.api_keys where tenant_id = $1 and id = $2`, [tenantId, keyId]);
+    if (!state) throw refusal('BPNTF', `no key ${keyId} in this workspace`);
+    throw refusal('BPCNF', `key ${keyId} is ${state.state}: only a live key rotates`, 'rotate the key that replaced it, or mint a new one with bullpen agent add');
+  }
+  return {
+    key_id: row.id,
+    api_key: k.key,
+    prefix: k.prefix,
+    scopes: row.scopes,
+    expires_at: row.expires_at ? new Date(row.expires_at).toISOString() : null,
+    old_key_id: keyId,
+    old_expires_at: new Date(row.old_expires_at).toISOString(),
+  };
+}
+
+/** A command-line value that does not parse; the message names the flag. */
+export class UsageError extends Error {}
+
+/** Reads a duration for --expires / --grace: `90s`, `15m`, `12h`, `30d`, or plain seconds. Throws UsageError. */
+export function parseDuration(flag: string, v: string): number {
+  const m = v.trim().match(/^(\d+)\s*(s|m|h|d)?$/i);
+  if (!m) throw new UsageError(`${flag}: write a duration like 90s, 15m, 12h or 30d, got ${v}`);
+  const n = Number(m[1]) * { s: 1, m: 60, h: 3600, d: 86400 }[(m[2] ?? 's').toLowerCase() as 's' | 'm' | 'h' | 'd'];
+  if (n < 1 || n > 10 * 365 * 86400) throw new UsageError(`${flag}: between 1 second and 10 years, got ${v}`);
+  return n;
+}
+
+export { parseScopes };
+
 /** Registers an agent in the workspace (creating the workspace if new; the first one when unnamed) and mints its key. */
 export async function addAgent(
   db: Db,
-  opts: { workspace?: string; name: string; external_ref?: string },
-): Promise<{ workspace: Workspace; actor_id: string; api_key: string; key_id: string; created_workspace: boolean }> {
+  opts: { workspace?: string; name: string; external_ref?: string; scopes?: Scopes; expires_in_seconds?: number | null },
+): Promise<{
+  workspace: Workspace;
+  actor_id: string;
+  api_key: string;
+  key_id: string;
+  created_workspace: boolean;
+  scopes: Scopes;
+  expires_at: string | null;
+}> {
   const ws = await resolveWorkspace(db, opts.workspace);
   const actor = await ensureActor(db, ws.id, {
     kind: 'agent',
     external_ref: opts.external_ref ?? `agent:${slugify(opts.name)}`,
     display_name: opts.name,
   });
-  const key = await mintKey(db, ws.id, actor.id, `${opts.name} key`);
+  if (actor.kind !== 'agent') throw refusal('BPDUP', `${actor.external_ref} already names a ${actor.kind}`, 'choose another name');
+  const key = await mintKey(db, ws.id, actor.id, `${opts.name} key`, { scopes: opts.scopes ?? null, expiresInSeconds: opts.expires_in_seconds ?? null });
   return {
     workspace: { id: ws.id, slug: ws.slug, name: ws.name },
     actor_id: actor.id,
     api_key: key.api_key,
     key_id: key.key_id,
     created_workspace: ws.created,
+    scopes: key.scopes,
+    expires_at: key.expires_at,
   };
 }

@@ -323,21 +323,25 @@ $$;
 
 -- Server-side authentication: a key hash in, the claims' identity out. security definer because it
 -- runs before any claims exist; it reads one row by an unguessable hash and nothing else.
+-- A key authenticates while it is neither revoked nor past its expiry (a rotated key expires when
+-- its grace period ends); its scopes travel with the identity so every surface can narrow it.
+drop function if exists bullpen.authenticate_key(text);
 create or replace function bullpen.authenticate_key(p_key_hash text)
-returns table (tenant_id uuid, actor_id uuid, key_id uuid, kind text, display_name text, tenant_slug text)
+returns table (tenant_id uuid, actor_id uuid, key_id uuid, kind text, display_name text, tenant_slug text,
+               scopes text[], expires_at timestamptz)
 language sql
 security definer
 set search_path = ''
 as $$
   update public.api_keys k set last_used_at = now()
-   where k.key_hash = p_key_hash and k.revoked_at is null
+   where k.key_hash = p_key_hash and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())
      and (k.last_used_at is null or k.last_used_at < now() - interval '1 minute')
-  returning null::uuid, null::uuid, null::uuid, null::text, null::text, null::text;
-  select k.tenant_id, k.actor_id, k.id, a.kind, a.display_name, t.slug
+  returning null::uuid, null::uuid, null::uuid, null::text, null::text, null::text, null::text[], null::timestamptz;
+  select k.tenant_id, k.actor_id, k.id, a.kind, a.display_name, t.slug, k.scopes, k.expires_at
     from public.api_keys k
     join public.actors a on a.tenant_id = k.tenant_id and a.id = k.actor_id
     join public.tenants t on t.id = k.tenant_id
-   where k.key_hash = p_key_hash and k.revoked_at is null;
+   where k.key_hash = p_key_hash and k.revoked_at is null and (k.expires_at is null or k.expires_at > now());
 $$;
 
 -- Registration converges on one actor per external_ref. Re-registering an existing actor may

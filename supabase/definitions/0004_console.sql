@@ -18,7 +18,7 @@ declare
   v_actor uuid;
 begin
   update bullpen.signin_tokens s set used_at = now()
-   where s.token_hash = p_token_hash and s.used_at is null and s.expires_at > now()
+   where s.token_hash = p_token_hash and s.used_at is null and s.revoked_at is null and s.expires_at > now()
      and exists (select 1 from public.actors a where a.tenant_id = s.tenant_id and a.id = s.actor_id and a.kind = 'human')
   returning s.tenant_id, s.actor_id into v_tenant, v_actor;
   if v_actor is null then
@@ -127,12 +127,13 @@ as $$
                            where t.tenant_id = a.tenant_id and t.lease_actor_id = a.id and t.lease_expires_at > now()
                            order by t.lease_expires_at desc limit 1),
         'keys', (select coalesce(jsonb_agg(jsonb_build_object('id', k.id, 'prefix', k.prefix, 'label', k.label,
-                          'created_at', k.created_at, 'last_used_at', k.last_used_at, 'revoked_at', k.revoked_at)
+                          'created_at', k.created_at, 'last_used_at', k.last_used_at, 'revoked_at', k.revoked_at,
+                          'scopes', k.scopes, 'expires_at', k.expires_at, 'replaced_by', k.replaced_by)
                         order by k.created_at desc), '[]')
                    from public.api_keys k where k.tenant_id = a.tenant_id and k.actor_id = a.id),
         'pending_invites', (select count(*) from bullpen.signin_tokens s
                              where s.tenant_id = a.tenant_id and s.actor_id = a.id and s.used_at is null
-                               and s.expires_at > now())) as j
+                               and s.revoked_at is null and s.expires_at > now())) as j
       from public.actors a
      where a.tenant_id = bullpen.tenant_id()
   ) x

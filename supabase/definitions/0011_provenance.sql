@@ -189,8 +189,7 @@ $$;
 /**
  * The object a code ref, attachment or milestone points at: {object_type, object_id, project_id,
  * task_id, label}, or NOT_FOUND naming the field. Tasks take uuid or KEY-N, projects uuid or key,
- * runs uuid or run key. Decisions and notes belong to the memory room: their tables are looked up
- * only where it is installed.
+ * runs uuid or run key; decisions, notes, handoffs and comments by uuid.
  */
 create or replace function bullpen.resolve_object(p_type text, p_ref text, p_field text default 'object_id') returns jsonb
 language plpgsql stable
@@ -200,7 +199,6 @@ declare
   v_project public.projects;
   v_row jsonb;
   v_id uuid;
-  v_table text;
 begin
   if p_ref is null then
     perform bullpen.fail('VALIDATION_ERROR', format('%s is required', p_field));
@@ -245,20 +243,14 @@ begin
       from public.handoffs h
       left join public.tasks t on t.tenant_id = h.tenant_id and t.id = h.related_task_id
      where h.tenant_id = bullpen.tenant_id() and h.id = v_id;
-  elsif p_type in ('decision', 'note') then
-    -- the memory room's tables, by the names it is expected to take; absent room, absent object
-    foreach v_table in array case p_type when 'decision' then array['decisions'] else array['notes', 'knowledge_notes', 'knowledge'] end loop
-      if to_regclass('public.' || v_table) is not null then
-        execute format('select to_jsonb(x) from public.%I x where x.tenant_id = $1 and x.id = $2', v_table)
-          into v_row using bullpen.tenant_id(), v_id;
-        if v_row is not null then
-          v_row := jsonb_build_object('object_type', p_type, 'object_id', v_id,
-            'project_id', coalesce(v_row ->> 'project_id', v_row ->> 'related_project_id'), 'task_id', null,
-            'label', coalesce(v_row ->> 'title', p_type));
-          exit;
-        end if;
-      end if;
-    end loop;
+  elsif p_type = 'decision' then
+    select jsonb_build_object('object_type', 'decision', 'object_id', d.id, 'project_id', d.project_id, 'task_id', null,
+             'label', d.title)
+      into v_row from public.decisions d where d.tenant_id = bullpen.tenant_id() and d.id = v_id;
+  elsif p_type = 'note' then
+    select jsonb_build_object('object_type', 'note', 'object_id', n.id, 'project_id', n.project_id, 'task_id', null,
+             'label', n.title)
+      into v_row from public.knowledge_notes n where n.tenant_id = bullpen.tenant_id() and n.id = v_id;
   else
     perform bullpen.fail('VALIDATION_ERROR', format('object_type: unknown object type %s', coalesce(p_type, 'null')));
   end if;

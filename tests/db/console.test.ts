@@ -91,7 +91,7 @@ describe('sign-in tokens', () => {
     await expect(db.withClaims(A.human.claims, `select * from bullpen.consume_signin_token('${'a'.repeat(64)}')`)).rejects.toMatchObject({ code: '42501' });
   });
 
-  it('invite people: the first human of a new workspace owns it; inviting again re-issues a link', async () => {
+  it('invite people: the first human of a new workspace owns it; inviting again re-issues a link and revokes the older one', async () => {
     const first = await inviteHuman(db, { name: 'Nora North', workspace: 'con-new' });
     expect(first).toMatchObject({ created_workspace: true, created_actor: true, is_owner: true, display_name: 'Nora North' });
     const second = await inviteHuman(db, { name: 'Omar Ortiz', workspace: 'con-new' });
@@ -99,7 +99,7 @@ describe('sign-in tokens', () => {
     const again = await inviteHuman(db, { name: 'Nora North', workspace: 'con-new' });
     expect(again).toMatchObject({ actor_id: first.actor_id, created_actor: false, is_owner: true });
     expect(again.token).not.toBe(first.token);
-    expect((await consumeSignInToken(db, first.token))?.actor_id).toBe(first.actor_id);
+    expect(await consumeSignInToken(db, first.token)).toBeNull();
     expect((await consumeSignInToken(db, again.token))?.actor_id).toBe(first.actor_id);
   });
 });
@@ -299,6 +299,13 @@ describe('live feed reads', () => {
 
 describe('owner-only administration', () => {
   it('an owner connects an agent: its key authenticates as that agent, once revoked it does not', async () => {
+    const scoped = ok(await createAgent(who(A), { name: 'Scoped Console Agent', scopes: 'tasks:read', expires_in_days: 7 }));
+    expect(scoped.scopes).toEqual(['tasks:read']);
+    expect(new Date(scoped.expires_at).getTime()).toBeGreaterThan(Date.now() + 6 * 86400_000);
+    expect((await authenticateKey(db, scoped.api_key, null))?.scopes).toEqual(['tasks:read']);
+    const typo = fails(await createAgent(who(A), { name: 'Typo Agent', scopes: 'taskz' }), 'VALIDATION_ERROR');
+    expect(typo.message).toContain('scopes');
+    expect(typo.details).toEqual({ fields: ['scopes'] });
     const made = ok(await createAgent(who(A), { name: 'Console Agent' }));
     expect(made.api_key).toMatch(/^bp_live_/);
     const id = await authenticateKey(db, made.api_key, null);
@@ -345,23 +352,42 @@ describe('Supabase users map to human actors', () => {
   it('links an invited email on first sign-in, then finds the human by auth user id', async () => {
     const inv = await inviteHuman(db, { name: 'Quinn', email: 'Quinn@Example.com', workspace: 'con-a' });
     const authUser = '3f0e8f6e-6c1b-4a43-9a8e-111111111111';
-    const first = await humanForSupabaseUser(db, { sub: authUser, role: 'authenticated', email: 'quinn@example.com', exp: 0 });
+    const verified = { email_verified: true };
+    const first = await humanForSupabaseUser(db, { sub: authUser, role: 'authenticated', email: 'quinn@example.com', exp: 0, user_metadata: verified });
     expect(first).toMatchObject({ tenant_id: A.id, actor_id: inv.actor_id, sub: authUser });
     const [row] = await db.query<{ auth_user_id: string }>(`select auth_user_id from public.actors where id = $1`, [inv.actor_id]);
     expect(row.auth_user_id).toBe(authUser);
     // later sign-ins need no email
     expect(await humanForSupabaseUser(db, { sub: authUser, role: 'authenticated', exp: 0 })).toMatchObject({ actor_id: inv.actor_id });
     // another auth user with the same email does not take the linked invitation over
-    expect(await humanForSupabaseUser(db, { sub: '3f0e8f6e-6c1b-4a43-9a8e-222222222222', role: 'authenticated', email: 'quinn@example.com', exp: 0 })).toBeNull();
+    expect(await humanForSupabaseUser(db, { sub: '3f0e8f6e-6c1b-4a43-9a8e-222222222222', role: 'authenticated', email: 'quinn@example.com', exp: 0, user_metadata: verified })).toBeNull();
     // nobody invited: no actor
-    expect(await humanForSupabaseUser(db, { sub: '3f0e8f6e-6c1b-4a43-9a8e-333333333333', role: 'authenticated', email: 'stranger@example.com', exp: 0 })).toBeNull();
+    expect(await humanForSupabaseUser(db, { sub: '3f0e8f6e-6c1b-4a43-9a8e-333333333333', role: 'authenticated', email: 'stranger@example.com', exp: 0, user_metadata: verified })).toBeNull();
+  });
+
+  it('links an invitation only to a verified email: the token says so, or the auth server confirms it', async () => {
+    const inv = await inviteHuman(db, { name: 'Sam Sol', email: 'sam@example.com', workspace: 'con-a' });
+    const squatter = { sub: '3f0e8f6e-6c1b-4a43-9a8e-555555555555', role: 'authenticated' as const, email: 'sam@example.com', exp: 0 };
+    // signed up with the invited address, never confirmed it: no actor, nothing linked
+    expect(await humanForSupabaseUser(db, squatter)).toBeNull();
+    expect(await humanForSupabaseUser(db, { ...squatter, user_metadata: { email_verified: false } })).toBeNull();
+    expect(await humanForSupabaseUser(db, squatter, null, async () => false)).toBeNull();
+    // an anonymous user is never linked, whatever it claims
+    expect(await humanForSupabaseUser(db, { ...squatter, is_anonymous: true, user_metadata: { email_verified: true } }, null, async () => true)).toBeNull();
+    // a failing confirmation check is no confirmation
+    expect(await humanForSupabaseUser(db, squatter, null, async () => Promise.reject(new Error('auth server down')))).toBeNull();
+    const [still] = await db.query<{ auth_user_id: string | null }>(`select auth_user_id from public.actors where id = $1`, [inv.actor_id]);
+    expect(still.auth_user_id).toBeNull();
+    // the auth server confirms the address: linked
+    const owner = { ...squatter, sub: '3f0e8f6e-6c1b-4a43-9a8e-666666666666' };
+    expect(await humanForSupabaseUser(db, owner, null, async () => true)).toMatchObject({ actor_id: inv.actor_id });
   });
 
   it('prefers the workspace the user chose when they belong to several', async () => {
     const authUser = '3f0e8f6e-6c1b-4a43-9a8e-444444444444';
     const inA = await inviteHuman(db, { name: 'Rae', email: 'rae@example.com', workspace: 'con-a' });
     const inB = await inviteHuman(db, { name: 'Rae', email: 'rae@example.com', workspace: 'con-b' });
-    const u = { sub: authUser, role: 'authenticated' as const, email: 'rae@example.com', exp: 0 };
+    const u = { sub: authUser, role: 'authenticated' as const, email: 'rae@example.com', exp: 0, user_metadata: { email_verified: true } };
     const picked = await humanForSupabaseUser(db, u, B.id);
     expect(picked).toMatchObject({ tenant_id: B.id, actor_id: inB.actor_id });
     expect(await humanForSupabaseUser(db, u, A.id)).toMatchObject({ tenant_id: A.id, actor_id: inA.actor_id });

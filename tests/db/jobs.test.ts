@@ -300,7 +300,7 @@ describe('sweeps', () => {
     const w1 = await new JobWorker(db, { registry: processJobs, pollMs: 20, ...quiet }).start();
     const w2 = await new JobWorker(db, { registry: processJobs, pollMs: 20, ...quiet }).start();
     const sweeps = processJobs.all().filter((k) => k.everySeconds && k.kind.startsWith('sweep.'));
-    expect(sweeps.map((k) => k.kind).sort()).toEqual(['sweep.failed_jobs', 'sweep.idempotency_keys', 'sweep.runs', 'sweep.signin_tokens']);
+    expect(sweeps.map((k) => k.kind).sort()).toEqual(['sweep.failed_jobs', 'sweep.idempotency_keys', 'sweep.runs', 'sweep.sessions', 'sweep.signin_tokens']);
     await until(async () => {
       const rows = await db.query<{ n: number }>(
         `select count(*)::int as n from bullpen.jobs where kind like 'sweep.%' and status = 'pending' and run_at > now() + interval '30 seconds'`,

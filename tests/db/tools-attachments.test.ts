@@ -48,6 +48,12 @@ describe('attach_add', () => {
     const h = ok(await T.agent.call('handoff_create', { to_actor_ids: [T.human.id], title: 'Look at the logs', related_task_id: 'EV-1' }));
     const onHandoff = ok(await T.agent.call('attach_add', { object_type: 'handoff', object_id: h.handoff_id, kind: 'link', url: 'https://logs.example.com/2' }));
     expect(onHandoff.attachment).toMatchObject({ object_type: 'handoff', object_id: h.handoff_id, project_id: proj.attachment.project_id });
+    const d = ok(await T.agent.call('decision_log', { title: 'Keep reports as PDF', choice: 'PDF', project_id: 'EV' }));
+    const onDecision = ok(await T.agent.call('attach_add', { object_type: 'decision', object_id: d.decision_id, kind: 'link', url: 'https://docs.example.com/why-pdf' }));
+    expect(onDecision.attachment).toMatchObject({ object_type: 'decision', project_id: proj.attachment.project_id });
+    const n = ok(await T.agent.call('knowledge_write', { title: 'Report format', body: 'PDF, A4.' }));
+    ok(await T.agent.call('attach_add', { object_type: 'note', object_id: n.note_id, kind: 'link', url: 'https://docs.example.com/a4' }));
+    expect(ok(await T.agent.call('attachment_query', { object_type: 'note', object_id: n.note_id })).attachments).toHaveLength(1);
     const task = ok(await T.human.call('task_get', { task_id: 'EV-1' }));
     expect(task.attachments.map((a: { id: string }) => a.id)).toEqual([file.attachment_id, ids.link]);
     expect(task.activity.find((a: { verb: string }) => a.verb === 'attachment.added')).toMatchObject({ summary: 'report.pdf on EV-1' });
@@ -72,7 +78,6 @@ describe('attach_add', () => {
     fails(await T.agent.call('attach_add', { object_type: 'task', object_id: 'EV-404', kind: 'link', url: 'https://x.example' }), 'NOT_FOUND');
     fails(await T.agent.call('attach_add', { object_type: 'project', object_id: 'NOPE', kind: 'link', url: 'https://x.example' }), 'NOT_FOUND');
     for (const t of ['decision', 'note', 'handoff', 'comment']) {
-      // decisions and notes: the memory room is not installed here; handoffs and comments: no such id
       fails(await T.agent.call('attach_add', { object_type: t, object_id: '00000000-0000-4000-8000-000000000000', kind: 'link', url: 'https://x.example' }), 'NOT_FOUND');
     }
     expect(fails(await T.agent.call('attach_add', { object_type: 'decision', object_id: 'D-1', kind: 'link', url: 'https://x.example' }), 'VALIDATION_ERROR').message).toContain('object_id');

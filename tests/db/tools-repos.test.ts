@@ -190,12 +190,20 @@ describe('code refs', () => {
     fails(await bare.call('task_code_ref', { task_id: ids.task, ref_type: 'branch', branch: 'x', run_id: 'no-such-run' }), 'NOT_FOUND');
   });
 
-  it('code_ref_add links a project (and says decisions and notes arrive with their rooms)', async () => {
+  it('code_ref_add links a project, a decision and a note', async () => {
     const p = ok(await T.agent.call('code_ref_add', { object_type: 'project', object_id: 'WEB', ref_type: 'branch', branch: 'release', repository_id: ids.webRepo }));
     expect(p.code_ref).toMatchObject({ object_type: 'project', object_id: ids.web, project_id: ids.web, task_id: null });
     const t = ok(await T.agent.call('code_ref_add', { object_type: 'task', object_id: ids.task, ref_type: 'pr', pr_number: 43, repository_id: ids.repo }));
     expect(t.code_ref.task_id).toBe(ids.task);
+    const d = ok(await T.agent.call('decision_log', { title: 'Use Postgres advisory locks', choice: 'one lock per workspace graph', project_id: 'API' }));
+    const onDecision = ok(await T.agent.call('code_ref_add', { object_type: 'decision', object_id: d.decision_id, ref_type: 'pr', pr_number: 44, repository_id: ids.repo }));
+    expect(onDecision.code_ref).toMatchObject({ object_type: 'decision', object_id: d.decision_id, project_id: ids.api, task_id: null });
+    const n = ok(await T.agent.call('knowledge_write', { title: 'How the login redirect works', body: 'It reads the return_to cookie.' }));
+    const onNote = ok(await T.agent.call('code_ref_add', { object_type: 'note', object_id: n.note_id, ref_type: 'commit', sha: 'abcdef0', repository_id: ids.repo }));
+    expect(onNote.code_ref).toMatchObject({ object_type: 'note', object_id: n.note_id, project_id: null });
+    expect(ok(await T.agent.call('code_ref_query', { object_type: 'decision', object_id: d.decision_id })).code_refs).toHaveLength(1);
     fails(await T.agent.call('code_ref_add', { object_type: 'decision', object_id: '00000000-0000-4000-8000-000000000000', ref_type: 'pr', pr_number: 1 }), 'NOT_FOUND');
+    fails(await T.agent.call('code_ref_add', { object_type: 'note', object_id: '00000000-0000-4000-8000-000000000000', ref_type: 'pr', pr_number: 1 }), 'NOT_FOUND');
     expect(fails(await T.agent.call('code_ref_add', { object_type: 'comment', object_id: ids.task, ref_type: 'pr', pr_number: 1 }), 'VALIDATION_ERROR').message).toContain('object_type');
     fails(await T.agent.call('code_ref_add', { object_type: 'project', object_id: 'NOPE', ref_type: 'branch', branch: 'x' }), 'NOT_FOUND');
   });
@@ -237,7 +245,7 @@ describe('code refs', () => {
     const p2 = ok(await T.agent.call('code_ref_query', { limit: 4, cursor: p1.next_cursor }));
     const p3 = p2.next_cursor ? ok(await T.agent.call('code_ref_query', { limit: 4, cursor: p2.next_cursor })) : { code_refs: [], next_cursor: null };
     expect(p3.next_cursor).toBeNull();
-    expect(new Set([...p1.code_refs, ...p2.code_refs, ...p3.code_refs].map((r: { id: string }) => r.id)).size).toBe(9);
+    expect(new Set([...p1.code_refs, ...p2.code_refs, ...p3.code_refs].map((r: { id: string }) => r.id)).size).toBe(11);
     fails(await T.agent.call('code_ref_query', { object_type: 'task', object_id: 'API-77' }), 'NOT_FOUND');
     fails(await T.agent.call('code_ref_query', { run_id: 'never' }), 'NOT_FOUND');
     expect(fails(await T.agent.call('code_ref_query', { cursor: '%%%' }), 'VALIDATION_ERROR').message).toContain('cursor');

@@ -25,6 +25,8 @@ function client(withKey: string) {
 }
 
 beforeAll(async () => {
+  // the in-process requests are addressed to bullpen.test: a name the operator allows
+  process.env.BULLPEN_ALLOWED_HOSTS = 'bullpen.test';
   db = await freshDb();
   setDb(db);
   const ws = await ensureWorkspace(db, 'inproc');

@@ -4,6 +4,7 @@ import { getSession, signedOutResponse } from '@/lib/console/auth';
 import { getHub } from '@/lib/console/hub';
 import { liveStream, parseResume } from '@/lib/console/live-stream';
 import { changeReplay } from '@/lib/console/ops';
+import { sessionLive as sessionStillLive } from '@/lib/console/session';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -34,7 +35,9 @@ export async function GET(req: Request): Promise<Response> {
     // shutting down: close this connection so the server can exit; the browser resumes elsewhere
     return new Response('shutting down', { status: 503, headers: { connection: 'close', 'retry-after': '1' } });
   }
-  const body = liveStream({ who, hub, resume, signal: req.signal });
+  const sid = session.sid;
+  const sessionLive = sid ? () => sessionStillLive(db, { tenant_id: session.tenant_id, actor_id: session.actor_id, sid }) : undefined;
+  const body = liveStream({ who, hub, resume, signal: req.signal, sessionLive });
   return new Response(body, {
     headers: {
       'content-type': 'text/event-stream; charset=utf-8',

@@ -8,7 +8,7 @@ export const metadata: Metadata = { title: 'Sign in · Bullpen' };
 export const dynamic = 'force-dynamic';
 
 const MESSAGES: Record<string, string> = {
-  link: 'That sign-in link was already used or has expired. Links work once, for a day.',
+  link: 'That sign-in link was already used, replaced by a newer link, or has expired. Links work once, for a day.',
   session: 'Your session has ended. Sign in again.',
   callback: 'Sign-in did not complete. Try again.',
 };
@@ -31,7 +31,11 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
             {error}
           </p>
         )}
-        {sp.signed_out && !error && <p className="mt-3 rounded-md border border-zinc-200 bg-zinc-50 px-3 py-2 text-[13px] text-zinc-600">You are signed out.</p>}
+        {sp.signed_out && !error && (
+          <p data-testid="signed-out" className="mt-3 rounded-md border border-zinc-200 bg-zinc-50 px-3 py-2 text-[13px] text-zinc-600">
+            {sp.signed_out === 'everywhere' ? 'You are signed out everywhere: every browser holding a session of yours is signed out too.' : 'You are signed out.'}
+          </p>
+        )}
         {sb && <SupabaseSignIn url={sb.url} anonKey={sb.anonKey} />}
         <div className="mt-4 space-y-3 text-[13px] leading-relaxed text-zinc-600">
           <p>{sb ? 'Or use' : 'Use'} a one-time sign-in link. The first start of the server prints one for the workspace owner:</p>

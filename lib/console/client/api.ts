@@ -1,5 +1,6 @@
 import type { Envelope } from '@/lib/core/execute';
 import type { ToolError } from '@/lib/core/errors';
+import { sessionEnded } from './signing-out';
 
 /** A tool that answered {ok:false}: carries the envelope's error (message + hint) for toasts. */
 export class ToolFailure extends Error {
@@ -16,7 +17,7 @@ function unwrap<T>(env: Envelope): T {
 
 async function json(res: Response): Promise<Envelope> {
   if (res.status === 401) {
-    if (typeof window !== 'undefined') window.location.assign('/auth/signin?error=session');
+    sessionEnded();
     throw new ToolFailure({ code: 'UNAUTHENTICATED', message: 'your session has ended', hint: 'sign in again', retryable: false });
   }
   return (await res.json()) as Envelope;

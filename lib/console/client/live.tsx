@@ -5,6 +5,7 @@ import { createContext, useContext, useEffect, useMemo, useRef, useState, type R
 import { SeqWindow } from '../seq-window';
 import type { LiveEvent } from '../types';
 import { LiveCacheBridge } from './cache';
+import { sessionEnded } from './signing-out';
 
 /**
  * The browser end of the live feed. One connection per tab: Supabase Realtime's private channel
@@ -15,6 +16,8 @@ import { LiveCacheBridge } from './cache';
  */
 
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting';
+
+export { markSigningOut } from './signing-out';
 type Listener = (e: LiveEvent) => void;
 
 type LiveContextValue = {
@@ -69,6 +72,12 @@ export function LiveProvider({ tenantId, supabase, children }: { tenantId: strin
           connectedOnce = true;
           setStatus('live');
           setReady(true);
+        });
+        // the server ended the session (signed out elsewhere, or everywhere): leave for the sign-in page
+        es.addEventListener('signed_out', () => {
+          es?.close();
+          es = null;
+          sessionEnded();
         });
         es.onerror = () => {
           setStatus('reconnecting');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { getDb } from '@/lib/db';
 import { adminRoute } from '@/lib/server/admin';
+import { config } from '@/lib/server/config';
 import { importWorkspace } from '@/lib/server/export';
 
 export const runtime = 'nodejs';
@@ -18,5 +19,8 @@ const body = z.strictObject({
  * per-start admin token in server.json.
  */
 export async function POST(req: Request): Promise<Response> {
-  return adminRoute(req, body, async (input) => importWorkspace(await getDb(), input.export, { slug: input.workspace, name: input.name }));
+  // an export is a whole workspace: this route reads up to BULLPEN_IMPORT_MAX_BYTES (64 MB), not the routes' usual limit
+  return adminRoute(req, body, async (input) => importWorkspace(await getDb(), input.export, { slug: input.workspace, name: input.name }), {
+    maxBodyBytes: config.maxImportBytes(),
+  });
 }

@@ -4,6 +4,7 @@ import { runTool } from '@/lib/console/ops';
 import { getTool } from '@/lib/core/registry';
 import { getDb } from '@/lib/db';
 import { toolError } from '@/lib/core/errors';
+import { BodyTooLarge, readJsonBody, tooLargeResponse } from '@/lib/server/transport';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -20,7 +21,14 @@ export async function POST(req: Request): Promise<Response> {
   if (!session) {
     return signedOutResponse();
   }
-  const parsed = body.safeParse(await req.json().catch(() => null));
+  let raw: unknown;
+  try {
+    raw = await readJsonBody(req);
+  } catch (err) {
+    if (err instanceof BodyTooLarge) return tooLargeResponse(err.limit);
+    throw err;
+  }
+  const parsed = body.safeParse(raw ?? null);
   if (!parsed.success) {
     return Response.json({ ok: false, error: toolError('VALIDATION_ERROR', 'send {tool, input}', 'POST JSON') }, { status: 400 });
   }

@@ -1,0 +1,223 @@
+/**
+ * Fair sharing between workspaces: a quiet workspace's latency, alone and next to a noisy one that
+ * offers ten times its load, over MCP tools/call against `bullpen start` on one Postgres.
+ *
+ *   quiet  QUIET_CLIENTS clients, each one task_query every 1/RATE s (paced, closed loop)
+ *   noisy  10 × as many clients at the same pace, spread over several keys
+ *
+ * Phases, interleaved over ROUNDS rounds (so whatever else runs on the machine weighs on both
+ * alike): the quiet workspace alone, then both at once — on a server with the shipped limits
+ * (per-key and per-workspace rate limits, the per-workspace concurrency cap), then the same load on
+ * a server with every limit off (the control). Target: with the limits, the noisy workspace raises
+ * the quiet one's p99 by at most 2×. Prints JSON lines for both workspaces in every phase.
+ */
+import http from 'node:http';
+import { loadavg } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { migrate } from '../lib/db/migrate';
+import { openPg } from '../lib/db/pg';
+import type { Db } from '../lib/db/types';
+import { ensureActor, ensureWorkspace, mintKey } from '../lib/server/workspace';
+import { emit, percentile, startServer } from './lib';
+import { startLocalPostgres } from '../scripts/pg-local.mjs';
+
+const SECONDS = Number(process.env.BENCH_FAIR_SECONDS ?? 5); // per phase per round
+const ROUNDS = Number(process.env.BENCH_FAIR_ROUNDS ?? 6);
+const QUIET_CLIENTS = Number(process.env.BENCH_FAIR_QUIET_CLIENTS ?? 4);
+const RATE = Number(process.env.BENCH_FAIR_RATE ?? 5); // calls per second per client
+const FACTOR = 10;
+const NOISY_KEYS = 10;
+
+async function seed(db: Db, name: string, agents: number) {
+  const ws = await ensureWorkspace(db, `${name}-${randomBytes(3).toString('hex')}`);
+  const owner = await ensureActor(db, ws.id, { kind: 'human', external_ref: 'human:bench', display_name: 'Bench owner', is_owner: true });
+  const [project] = await db.query<{ id: string }>(
+    `insert into projects (tenant_id, key, title, owner_actor_id, task_seq) values ($1, 'FAIR', 'Fairness', $2, 300) returning id`,
+    [ws.id, owner.id],
+  );
+  await db.query(
+    `insert into tasks (tenant_id, project_id, seq, title, priority, created_by_actor_id, labels)
+     select $1, $2, g, 'fair task ' || g, g % 5, $3, array['bench'] from generate_series(1, 300) g`,
+    [ws.id, project.id, owner.id],
+  );
+  const keys: string[] = [];
+  for (let i = 0; i < agents; i++) {
+    const a = await ensureActor(db, ws.id, { kind: 'agent', external_ref: `agent:${name}-${i}`, display_name: `${name}-${i}` });
+    keys.push((await mintKey(db, ws.id, a.id)).api_key);
+  }
+  return keys;
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'task_query', arguments: { project_id: 'FAIR', limit: 20 } } });
+
+/** One tools/call; resolves to its HTTP status and whether the envelope was ok. */
+function call(url: URL, key: string): Promise<{ status: number; ok: boolean }> {
+  return new Promise((resolve) => {
+    const req = http.request(
+      {
+        agent,
+        hostname: url.hostname,
+        port: url.port,
+        path: '/api/mcp',
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${key}`,
+          'mcp-protocol-version': '2025-06-18',
+          'content-length': Buffer.byteLength(BODY),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          let ok = false;
+          try {
+            const msg = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+            ok = !!msg.result && JSON.parse(msg.result.content[0].text).ok === true;
+          } catch {
+            ok = false;
+          }
+          resolve({ status: res.statusCode ?? 0, ok });
+        });
+      },
+    );
+    req.on('error', () => resolve({ status: 0, ok: false }));
+    req.end(BODY);
+  });
+}
+
+type Tally = { latencies: number[]; ok: number; limited: number; busy: number; other: number };
+
+/** Paced clients: each sends one call, waits for it, then waits out the rest of its 1/RATE s slot. */
+async function drive(url: URL, keys: string[], clients: number, until: number, tally: Tally) {
+  const period = 1000 / RATE;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, i) => {
+      const key = keys[i % keys.length];
+      // spread the clients over the first period so they do not fire in lockstep
+      await new Promise((r) => setTimeout(r, (period * i) / clients));
+      while (Date.now() < until) {
+        const t0 = performance.now();
+        const r = await call(url, key);
+        const ms = performance.now() - t0;
+        if (r.ok) {
+          tally.ok++;
+          tally.latencies.push(ms);
+        } else if (r.status === 429) tally.limited++;
+        else if (r.status === 503) tally.busy++;
+        else tally.other++;
+        const wait = period - ms;
+        if (wait > 0) await new Promise((res) => setTimeout(res, wait));
+      }
+    }),
+  );
+}
+
+const fresh = (): Tally => ({ latencies: [], ok: 0, limited: 0, busy: 0, other: 0 });
+
+function report(server: string, phase: string, tenant: string, clients: number, t: Tally, seconds: number) {
+  const sorted = [...t.latencies].sort((a, b) => a - b);
+  const rec = {
+    bench: 'fairness',
+    server,
+    phase,
+    tenant,
+    clients,
+    offered_per_s: clients * RATE,
+    ok_per_s: Math.round(t.ok / seconds),
+    rate_limited: t.limited,
+    busy: t.busy,
+    errors: t.other,
+    p50_ms: percentile(sorted, 50),
+    p99_ms: percentile(sorted, 99),
+  };
+  emit(rec);
+  return rec;
+}
+
+async function runServer(label: string, dbUrl: string, env: Record<string, string>, quietKeys: string[], noisyKeys: string[]) {
+  const server = await startServer({ DATABASE_URL: dbUrl, ...env });
+  const url = new URL(server.url);
+  try {
+    // warm up: both workspaces, a few seconds
+    await Promise.all([
+      drive(url, quietKeys, QUIET_CLIENTS, Date.now() + 2000, fresh()),
+      drive(url, noisyKeys, QUIET_CLIENTS, Date.now() + 2000, fresh()),
+    ]);
+    const alone = fresh();
+    const quiet = fresh();
+    const noisy = fresh();
+    for (let r = 0; r < ROUNDS; r++) {
+      await drive(url, quietKeys, QUIET_CLIENTS, Date.now() + SECONDS * 1000, alone);
+      // let the noisy workspace's buckets refill, so every round starts from the same state
+      await new Promise((res) => setTimeout(res, 2500));
+      const until = Date.now() + SECONDS * 1000;
+      await Promise.all([drive(url, quietKeys, QUIET_CLIENTS, until, quiet), drive(url, noisyKeys, QUIET_CLIENTS * FACTOR, until, noisy)]);
+    }
+    const quietAlone = report(label, 'alone', 'quiet', QUIET_CLIENTS, alone, SECONDS * ROUNDS);
+    const quietBusy = report(label, 'contended', 'quiet', QUIET_CLIENTS, quiet, SECONDS * ROUNDS);
+    report(label, 'contended', 'noisy', QUIET_CLIENTS * FACTOR, noisy, SECONDS * ROUNDS);
+    const ratio = Math.round((quietBusy.p99_ms / quietAlone.p99_ms) * 100) / 100;
+    return { ratio, quietAlone, quietBusy };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function main() {
+  let pgLocal: { url: string; stop: () => void } | null = null;
+  let adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) {
+    pgLocal = await startLocalPostgres();
+    if (!pgLocal) throw new Error('bench needs Postgres: set DATABASE_URL or install postgresql');
+    adminUrl = pgLocal.url;
+  }
+  const name = `bp_fair_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const db = await openPg(url.toString(), { max: 4 });
+  try {
+    await migrate(db);
+    const quietKeys = await seed(db, 'quiet', 2);
+    const noisyKeys = await seed(db, 'noisy', NOISY_KEYS);
+    await db.query('analyze');
+    const shipped = await runServer('limits on (defaults)', url.toString(), {}, quietKeys, noisyKeys);
+    if (process.env.BENCH_FAIR_CONTROL === '0') {
+      emit({ bench: 'fairness', summary: true, quiet_p99_ratio_with_limits: shipped.ratio, target_ratio: 2, met: shipped.ratio <= 2 });
+      return;
+    }
+    const control = await runServer(
+      'limits off',
+      url.toString(),
+      { BULLPEN_RATE_KEY_PER_SECOND: '0', BULLPEN_RATE_WORKSPACE_PER_SECOND: '0', BULLPEN_WORKSPACE_CONCURRENCY: '1000' },
+      quietKeys,
+      noisyKeys,
+    );
+    emit({
+      bench: 'fairness',
+      summary: true,
+      load_average_1m: Math.round(loadavg()[0] * 100) / 100,
+      quiet_p99_ratio_with_limits: shipped.ratio,
+      quiet_p99_ratio_without_limits: control.ratio,
+      target_ratio: 2,
+      met: shipped.ratio <= 2,
+    });
+  } finally {
+    await db.close();
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+    pgLocal?.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,43 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { bindLines, frontDoor } from './start';
+
+const saved = { ...process.env };
+afterEach(() => {
+  for (const k of ['BULLPEN_PUBLIC_URL', 'BULLPEN_ALLOWED_HOSTS']) {
+    if (saved[k] === undefined) delete process.env[k];
+    else process.env[k] = saved[k];
+  }
+});
+
+const req = (url: string, headers: Record<string, string>, method = 'POST') => ({ url, method, headers: new Headers({ host: 'localhost:3000', ...headers }) });
+
+describe('the front door of bullpen start', () => {
+  it('refuses a foreign Host or Origin on every path', () => {
+    for (const path of ['/', '/projects', '/api/mcp', '/api/admin/agents', '/auth/session']) {
+      expect(frontDoor(req(path, { host: 'evil.example.com' }))?.status, path).toBe(403);
+      expect(frontDoor(req(path, { origin: 'http://evil.example.com' }))?.status, path).toBe(403);
+      expect(frontDoor(req(path, {})), path).toBeNull();
+    }
+  });
+
+  it('refuses a declared body over the limit, and a body of unknown length outside the MCP route', () => {
+    expect(frontDoor(req('/api/console/tool', { 'content-length': String(2 * 1024 * 1024) }))?.status).toBe(413);
+    expect(frontDoor(req('/api/mcp', { 'content-length': String(2 * 1024 * 1024) }))?.status).toBe(413);
+    expect(frontDoor(req('/api/console/tool', { 'transfer-encoding': 'chunked' }))?.status).toBe(411);
+    expect(frontDoor(req('/api/mcp', { 'transfer-encoding': 'chunked' }))).toBeNull();
+    expect(frontDoor(req('/api/console/tool', { 'content-length': '100' }))).toBeNull();
+  });
+});
+
+describe('the start banner', () => {
+  it('says a loopback bind is this machine only', () => {
+    expect(bindLines('127.0.0.1', 3000, true).join('\n')).toMatch(/127\.0\.0\.1:3000 \(this machine only/);
+  });
+  it('says --host 0.0.0.0 is on the network, and which names it answers', () => {
+    const lines = bindLines('0.0.0.0', 3000, false).join('\n');
+    expect(lines).toContain('ON THE NETWORK (--host 0.0.0.0)');
+    expect(lines).toContain('only requests addressed to localhost');
+    process.env.BULLPEN_PUBLIC_URL = 'https://bullpen.example.com';
+    expect(bindLines('0.0.0.0', 3000, false).join('\n')).toContain('localhost, bullpen.example.com');
+  });
+});

@@ -1,0 +1,280 @@
+import { availableParallelism } from 'node:os';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { toolError, type ToolError } from '../core/errors';
+import type { Db } from '../db/types';
+
+/**
+ * Fair sharing. Two gates in front of every MCP call:
+ *
+ * 1. Rate limits (rate-limiter-flexible): a bucket per key and one per workspace, each refilled
+ *    every window. On a Postgres server the buckets live in bullpen.rate_limits, so every instance
+ *    on that database counts against the same numbers; on the embedded database (one process)
+ *    they live in memory. Over the limit: HTTP 429, Retry-After, a RATE_LIMITED envelope.
+ * 2. A per-workspace concurrency cap in each process, below the connection pool's size, so one
+ *    workspace can never hold every pooled connection. While other workspaces are active (a call in
+ *    the last second) a workspace gets its fair share, half the machine's cores' worth of calls at
+ *    once; alone it may use up to half the pool, so a single busy workspace loses no throughput.
+ *    Calls past the cap wait their turn (FIFO) for a bounded time, then get a retryable BUSY.
+ */
+
+function envNumber(name: string, fallback: number): number {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v >= 0 ? v : fallback;
+}
+
+export type LimitSettings = {
+  /** Sustained calls per second per key; 0 turns the key limit off. */
+  keyPerSecond: number;
+  /** Sustained calls per second per workspace; 0 turns the workspace limit off. */
+  workspacePerSecond: number;
+  /** Bucket window in seconds: a bucket holds rate × window calls. */
+  windowSeconds: number;
+  /** In-flight calls per workspace per process while other workspaces are active. */
+  workspaceConcurrency: number;
+  /** In-flight calls of a workspace that is the only one active. */
+  workspaceConcurrencyAlone: number;
+  /** How long a call waits for a workspace slot before BUSY. */
+  queueTimeoutMs: number;
+};
+
+/** The limits the environment sets (README: Configuration). */
+export function limitSettings(): LimitSettings {
+  const pool = envNumber('BULLPEN_PG_POOL_MAX', 20);
+  return {
+    keyPerSecond: envNumber('BULLPEN_RATE_KEY_PER_SECOND', 30),
+    workspacePerSecond: envNumber('BULLPEN_RATE_WORKSPACE_PER_SECOND', 100),
+    windowSeconds: Math.max(1, envNumber('BULLPEN_RATE_WINDOW_SECONDS', 2)),
+    // A workspace's queries compete for the CPU with everyone else's: while others are active it gets
+    // half the machine's cores' worth at once (at least 1, at most half the pool), leaving the other
+    // half to its neighbours (bench/fairness.ts: 2 cores → 1).
+    workspaceConcurrency: Math.max(1, envNumber('BULLPEN_WORKSPACE_CONCURRENCY', Math.max(1, Math.min(Math.floor(pool / 2), Math.floor(availableParallelism() / 2))))),
+    workspaceConcurrencyAlone: Math.max(1, envNumber('BULLPEN_WORKSPACE_CONCURRENCY_ALONE', Math.max(2, Math.floor(pool / 2)))),
+    queueTimeoutMs: envNumber('BULLPEN_WORKSPACE_QUEUE_MS', 10_000),
+  };
+}
+
+export type Refusal = { status: 429 | 503; retryAfterSeconds: number; error: ToolError };
+
+/** rate-limiter-flexible's Postgres store over our Db port (it only needs query({text, values})). */
+function pgStore(db: Db) {
+  return { query: async (q: { text: string; values?: unknown[] }) => ({ rows: await db.query(q.text, q.values) }) };
+}
+
+class Semaphore {
+  active = 0;
+  private readonly waiting: (() => void)[] = [];
+  /** max() is read on every acquire and release: the cap may change with who else is active. */
+  constructor(private readonly max: () => number) {}
+
+  private release = () => {
+    this.active--;
+    this.drain();
+  };
+
+  private drain() {
+    while (this.waiting.length && this.active < this.max()) {
+      this.active++;
+      this.waiting.shift()!();
+    }
+  }
+
+  /** Resolves to a release function, or null when no slot came within timeoutMs. */
+  acquire(timeoutMs: number): Promise<(() => void) | null> {
+    if (this.waiting.length === 0 && this.active < this.max()) {
+      this.active++;
+      return Promise.resolve(once(this.release));
+    }
+    return new Promise((resolve) => {
+      const grant = () => {
+        clearTimeout(timer);
+        resolve(once(this.release));
+      };
+      const timer = setTimeout(() => {
+        const i = this.waiting.indexOf(grant);
+        if (i >= 0) this.waiting.splice(i, 1);
+        resolve(null);
+      }, timeoutMs);
+      this.waiting.push(grant);
+    });
+  }
+
+  get queued(): number {
+    return this.waiting.length;
+  }
+}
+
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (!done) {
+      done = true;
+      fn();
+    }
+  };
+}
+
+export class Limits {
+  private readonly perKey: RateLimiterAbstract | null;
+  private readonly perWorkspace: RateLimiterAbstract | null;
+  private readonly slots = new Map<string, Semaphore>();
+  /** When each workspace last started a call (ms): who counts as active. */
+  private readonly lastCall = new Map<string, number>();
+
+  constructor(
+    readonly settings: LimitSettings,
+    db: Db | null,
+  ) {
+    const make = (prefix: string, perSecond: number): RateLimiterAbstract | null => {
+      if (perSecond <= 0) return null;
+      const points = Math.max(1, Math.round(perSecond * settings.windowSeconds));
+      const opts = { keyPrefix: prefix, points, duration: settings.windowSeconds };
+      if (db?.kind !== 'pg') return new RateLimiterMemory(opts);
+      return new RateLimiterPostgres({
+        ...opts,
+        storeClient: pgStore(db),
+        storeType: 'pool',
+        schemaName: 'bullpen',
+        tableName: 'rate_limits',
+        tableCreated: true,
+        // once a bucket is empty, refuse from memory until it refills: a flood costs no queries
+        inMemoryBlockOnConsumed: points,
+        // if the store fails, count in memory rather than refuse or wave everything through
+        insuranceLimiter: new RateLimiterMemory(opts),
+      });
+    };
+    this.perKey = make('key', settings.keyPerSecond);
+    this.perWorkspace = make('ws', settings.workspacePerSecond);
+  }
+
+  /**
+   * Takes one call from the key's and the workspace's buckets. Null when both had room, else the
+   * refusal (429, Retry-After, RATE_LIMITED).
+   */
+  async consume(keyId: string, tenantId: string): Promise<Refusal | null> {
+    return (await this.consumeKey(keyId)) ?? (await this.consumeWorkspace(tenantId));
+  }
+
+  /**
+   * The key's bucket alone. The MCP endpoint takes it before looking the key up (by the key's hash),
+   * so a flood on one key is refused without a database round trip per call.
+   */
+  consumeKey(keyId: string): Promise<Refusal | null> {
+    return this.take(this.perKey, keyId, 'this key');
+  }
+
+  /** The workspace's bucket alone (all its keys together). */
+  consumeWorkspace(tenantId: string): Promise<Refusal | null> {
+    return this.take(this.perWorkspace, tenantId, 'this workspace');
+  }
+
+  private async take(limiter: RateLimiterAbstract | null, id: string, what: 'this key' | 'this workspace'): Promise<Refusal | null> {
+    if (!limiter) return null;
+    try {
+      await limiter.consume(id, 1);
+      return null;
+    } catch (res) {
+      if (!(res instanceof RateLimiterRes)) throw res;
+      const retryAfterSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+      return {
+        status: 429,
+        retryAfterSeconds,
+        error: toolError(
+          'RATE_LIMITED',
+          `too many calls for ${what}: at most ${limiter.points} per ${limiter.duration} s`,
+          `wait ${retryAfterSeconds} s (Retry-After), then send the same call again`,
+          { retry_after_seconds: retryAfterSeconds, limit: limiter.points, window_seconds: limiter.duration, scope: what === 'this key' ? 'key' : 'workspace' },
+        ),
+      };
+    }
+  }
+
+  /**
+   * Runs fn inside one of the workspace's slots in this process. Returns fn's result, or the BUSY
+   * refusal when no slot freed up within the queue timeout.
+   */
+  async withSlot<T>(tenantId: string, fn: () => Promise<T>): Promise<T | Refusal> {
+    this.lastCall.set(tenantId, Date.now());
+    let sem = this.slots.get(tenantId);
+    if (!sem) {
+      sem = new Semaphore(() => this.capFor(tenantId));
+      this.slots.set(tenantId, sem);
+    }
+    const release = await sem.acquire(this.settings.queueTimeoutMs);
+    if (!release) {
+      return {
+        status: 503,
+        retryAfterSeconds: 1,
+        error: toolError('BUSY', 'this workspace has too many calls in flight on this server', 'retry the same call in a moment; idempotency makes it safe', {
+          retry_after_seconds: 1,
+          concurrency: this.settings.workspaceConcurrency,
+        }),
+      };
+    }
+    try {
+      return await fn();
+    } finally {
+      release();
+      if (sem.active === 0 && sem.queued === 0) this.slots.delete(tenantId);
+    }
+  }
+
+  /** The workspace's cap right now: its fair share while others are active, more when alone. */
+  capFor(tenantId: string): number {
+    const now = Date.now();
+    for (const [other, at] of this.lastCall) {
+      if (now - at > ACTIVE_MS) {
+        if (!this.slots.has(other)) this.lastCall.delete(other);
+        continue;
+      }
+      if (other !== tenantId) return this.settings.workspaceConcurrency;
+    }
+    return Math.max(this.settings.workspaceConcurrency, this.settings.workspaceConcurrencyAlone);
+  }
+
+  /**
+   * The database as one workspace's calls see it: every RPC and claims read takes one of the
+   * workspace's slots for its duration. A call refused a slot fails with a retryable BUSY.
+   */
+  gate(db: Db, tenantId: string): Db {
+    const run = async <T>(fn: () => Promise<T>): Promise<T> => {
+      const r = await this.withSlot(tenantId, fn);
+      if (isRefusal(r)) throw new RefusedCall(r.error);
+      return r;
+    };
+    const gated: Pick<Db, 'call' | 'withClaims'> = {
+      call: (claims, fn, args) => run(() => db.call(claims, fn, args)),
+      withClaims: (claims, sql) => run(() => db.withClaims(claims, sql)),
+    };
+    return Object.assign(Object.create(db) as Db, gated);
+  }
+
+  /** In-flight calls of a workspace in this process (tests and the health view). */
+  inFlight(tenantId: string): number {
+    return this.slots.get(tenantId)?.active ?? 0;
+  }
+}
+
+/** A call the gate refused; it carries its envelope error (lib/db/errors.ts passes it through). */
+export class RefusedCall extends Error {
+  constructor(readonly envelope: ToolError) {
+    super(envelope.message);
+  }
+}
+
+/** True for the refusal withSlot answers instead of fn's result. */
+export function isRefusal(v: unknown): v is Refusal {
+  return !!v && typeof v === 'object' && 'status' in v && 'error' in v && 'retryAfterSeconds' in v;
+}
+
+/** A workspace that started a call this recently counts as active. */
+const ACTIVE_MS = 1000;
+
+const KEY = Symbol.for('bullpen.limits');
+type Holder = { [KEY]?: { db: Db; limits: Limits } };
+
+/** The process-wide limits for this database (rebuilt when the database changes, e.g. in tests). */
+export function getLimits(db: Db): Limits {
+  const g = globalThis as Holder;
+  if (!g[KEY] || g[KEY].db !== db) g[KEY] = { db, limits: new Limits(limitSettings(), db) };
+  return g[KEY].limits;
+}

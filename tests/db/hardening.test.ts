@@ -1,0 +1,335 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execute } from '../../lib/core/execute';
+import { parseScopes } from '../../lib/core/scopes';
+import { ChangeHub } from '../../lib/console/hub';
+import { liveStream } from '../../lib/console/live-stream';
+import { openSession, revokeSessions, sessionLive } from '../../lib/console/session';
+import { consumeSignInToken, createSignInToken, peekSignInToken } from '../../lib/console/signin';
+import { authenticateKey } from '../../lib/server/auth';
+import { isRefusal, Limits, type LimitSettings } from '../../lib/server/limits';
+import { addAgent, findKey, listKeys, mintKey, revokeKey, rotateKey } from '../../lib/server/workspace';
+import { mapDbError } from '../../lib/db/errors';
+import { sweepSessions, sweepSignInTokens } from '../../lib/jobs/sweeps';
+import { fails, freshDb, ok, seedTenant, target, type Tenant, type TestDb } from '../helpers/db';
+
+/**
+ * Hardening on the database: scoped and expiring keys and their rotation, sign-in links read
+ * before they are spent and revoked by a newer one, revocable console sessions (and the live stream
+ * that notices), shared rate-limit buckets and the per-workspace concurrency cap.
+ */
+
+let db: TestDb;
+let A: Tenant;
+let B: Tenant;
+
+beforeAll(async () => {
+  db = await freshDb();
+  A = await seedTenant(db, 'hard-a');
+  B = await seedTenant(db, 'hard-b');
+  ok(await A.agent.call('project_create', { title: 'Hardening', key: 'HA' }));
+  ok(await A.agent.call('task_create', { project_id: 'HA', title: 'first' }));
+});
+
+afterAll(async () => {
+  await db.drop();
+});
+
+describe('scoped keys', () => {
+  it('mint a key with scopes and an expiry; authentication carries both', async () => {
+    const made = await addAgent(db, { workspace: 'hard-a', name: 'ci-bot', scopes: parseScopes('tasks:read,comments'), expires_in_seconds: 3600 });
+    expect(made.scopes).toEqual(['comments', 'tasks:read']);
+    expect(new Date(made.expires_at!).getTime()).toBeGreaterThan(Date.now() + 3500_000);
+    const id = await authenticateKey(db, made.api_key, null);
+    expect(id).toMatchObject({ key_id: made.key_id, scopes: ['comments', 'tasks:read'], expires_at: made.expires_at });
+    const full = await addAgent(db, { workspace: 'hard-a', name: 'full-bot' });
+    expect((await authenticateKey(db, full.api_key, null))?.scopes).toBeNull();
+  });
+
+  it('run only the tools the scopes cover: others are FORBIDDEN, naming the tool and the scope it needs', async () => {
+    const ctx = { ...A.agent.ctx, scopes: parseScopes('tasks:read') };
+    expect(ok(await execute(ctx, 'task_query', { project_id: 'HA' })).tasks).toHaveLength(1);
+    ok(await execute(ctx, 'whoami', {}));
+    ok(await execute(ctx, 'guide', {}));
+    const refused = fails(await execute(ctx, 'task_create', { project_id: 'HA', title: 'nope' }), 'FORBIDDEN');
+    expect(refused.message).toContain('task_create');
+    expect(refused.hint).toContain('tasks');
+    expect(refused.details).toEqual({ required_scope: 'tasks' });
+    fails(await execute(ctx, 'project_query', {}), 'FORBIDDEN');
+    // nothing was written
+    expect(ok(await A.agent.call('task_query', { project_id: 'HA' })).tasks).toHaveLength(1);
+    const readOnly = { ...A.agent.ctx, scopes: parseScopes('read') };
+    ok(await execute(readOnly, 'project_query', {}));
+    fails(await execute(readOnly, 'comment_add', { object_type: 'task', object_id: 'HA-1', body: 'x' }), 'FORBIDDEN');
+  });
+
+  it('refuse a malformed scope list in the table itself', async () => {
+    const [agent] = await db.query<{ id: string }>(`select id from public.actors where tenant_id = $1 and kind = 'agent' limit 1`, [A.id]);
+    await expect(
+      db.query(`insert into public.api_keys (tenant_id, actor_id, key_hash, prefix, scopes) values ($1, $2, $3, 'bp_live_x', array['tasks;drop'])`, [A.id, agent.id, 'c'.repeat(64)]),
+    ).rejects.toMatchObject({ code: '23514' });
+  });
+
+  it('stop authenticating at their expiry', async () => {
+    const made = await addAgent(db, { workspace: 'hard-a', name: 'short-lived', expires_in_seconds: 60 });
+    expect(await authenticateKey(db, made.api_key, null)).not.toBeNull();
+    await db.query(`update public.api_keys set created_at = now() - interval '2 hours', expires_at = now() - interval '1 second' where id = $1`, [made.key_id]);
+    expect(await authenticateKey(db, made.api_key, null)).toBeNull();
+    const [row] = (await listKeys(db, { workspace: 'hard-a', includeEnded: true })).filter((k) => k.id === made.key_id);
+    expect(row.state).toBe('expired');
+    expect((await listKeys(db, { workspace: 'hard-a' })).some((k) => k.id === made.key_id)).toBe(false);
+  });
+
+  it('rotate with a grace period in which both keys work, keeping actor, label and scopes', async () => {
+    const made = await addAgent(db, { workspace: 'hard-a', name: 'rotor', scopes: parseScopes('tasks') });
+    const rotated = await rotateKey(db, A.id, made.key_id, 600);
+    expect(rotated.key_id).not.toBe(made.key_id);
+    expect(rotated.scopes).toEqual(['tasks']);
+    const oldId = await authenticateKey(db, made.api_key, null);
+    const newId = await authenticateKey(db, rotated.api_key, null);
+    expect(oldId?.claims.actor_id).toBe(made.actor_id);
+    expect(newId?.claims.actor_id).toBe(made.actor_id);
+    expect(newId?.scopes).toEqual(['tasks']);
+    expect(new Date(rotated.old_expires_at).getTime() - Date.now()).toBeGreaterThan(590_000);
+    const states = Object.fromEntries((await listKeys(db, { workspace: 'hard-a' })).map((k) => [k.id, k.state]));
+    expect(states[made.key_id]).toBe('rotating');
+    expect(states[rotated.key_id]).toBe('live');
+    // a rotated key does not rotate again (two rotations racing make one new key)
+    await expect(rotateKey(db, A.id, made.key_id, 600)).rejects.toMatchObject({ code: 'BPCNF' });
+    expect(mapDbError(await rotateKey(db, A.id, made.key_id, 600).catch((e) => e)).code).toBe('CONFLICT');
+    // the grace period ends: only the new key works
+    await db.query(`update public.api_keys set expires_at = now() - interval '1 second' where id = $1`, [made.key_id]);
+    expect(await authenticateKey(db, made.api_key, null)).toBeNull();
+    expect(await authenticateKey(db, rotated.api_key, null)).not.toBeNull();
+    // a zero grace period ends the old key at once
+    const again = await rotateKey(db, A.id, rotated.key_id, 0);
+    expect(await authenticateKey(db, rotated.api_key, null)).toBeNull();
+    expect(await authenticateKey(db, again.api_key, null)).not.toBeNull();
+  });
+
+  it('races of two rotations leave exactly one replacement', async () => {
+    const made = await addAgent(db, { workspace: 'hard-a', name: 'racer' });
+    const results = await Promise.allSettled([rotateKey(db, A.id, made.key_id, 60), rotateKey(db, A.id, made.key_id, 60)]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const [n] = await db.query<{ n: number }>(`select count(*)::int as n from public.api_keys where tenant_id = $1 and actor_id = $2`, [A.id, made.actor_id]);
+    expect(n.n).toBe(2);
+  });
+
+  it('are found by id or printed prefix, and revoked', async () => {
+    const made = await addAgent(db, { workspace: 'hard-a', name: 'finder' });
+    const byId = await findKey(db, made.key_id);
+    const byPrefix = await findKey(db, made.api_key.slice(0, 12), 'hard-a');
+    expect(byPrefix.id).toBe(byId.id);
+    await expect(findKey(db, 'bp_live_none')).rejects.toMatchObject({ code: 'BPNTF' });
+    expect(await revokeKey(db, A.id, made.key_id)).toBe(true);
+    expect(await revokeKey(db, A.id, made.key_id)).toBe(false);
+    expect(await authenticateKey(db, made.api_key, null)).toBeNull();
+    await expect(rotateKey(db, A.id, made.key_id, 60)).rejects.toMatchObject({ code: 'BPCNF' });
+  });
+});
+
+describe('sign-in links', () => {
+  it('are read by the confirm page without being spent', async () => {
+    const { token } = await createSignInToken(db, { tenantId: A.id, actorId: A.human.id });
+    const who = await peekSignInToken(db, token);
+    expect(who).toMatchObject({ display_name: `Human hard-a`, tenant_name: 'hard-a' });
+    expect(await peekSignInToken(db, token)).not.toBeNull();
+    expect((await consumeSignInToken(db, token))?.actor_id).toBe(A.human.id);
+    expect(await peekSignInToken(db, token)).toBeNull();
+    expect(await peekSignInToken(db, 'bpsi_short')).toBeNull();
+  });
+
+  it('are revoked by a newer link for the same person, and only for that person', async () => {
+    const older = await createSignInToken(db, { tenantId: A.id, actorId: A.human.id });
+    const other = await createSignInToken(db, { tenantId: B.id, actorId: B.human.id });
+    const newer = await createSignInToken(db, { tenantId: A.id, actorId: A.human.id });
+    expect(await peekSignInToken(db, older.token)).toBeNull();
+    expect(await consumeSignInToken(db, older.token)).toBeNull();
+    expect((await consumeSignInToken(db, newer.token))?.actor_id).toBe(A.human.id);
+    expect((await consumeSignInToken(db, other.token))?.actor_id).toBe(B.human.id);
+  });
+
+  it('issued at the same moment leave one live link', async () => {
+    const links = await Promise.all([1, 2, 3, 4].map(() => createSignInToken(db, { tenantId: A.id, actorId: A.human.id })));
+    const live = (await Promise.all(links.map((l) => peekSignInToken(db, l.token)))).filter(Boolean);
+    expect(live).toHaveLength(1);
+  });
+});
+
+describe('console sessions', () => {
+  it('are live until signed out; sign out ends this one, sign out everywhere ends them all', async () => {
+    const who = { tenant_id: A.id, actor_id: A.human.id };
+    const s1 = await openSession(db, who, { userAgent: 'browser one' });
+    const s2 = await openSession(db, who, { userAgent: 'browser two' });
+    const s3 = await openSession(db, who);
+    for (const s of [s1, s2, s3]) expect(await sessionLive(db, { ...who, sid: s.sid })).toBe(true);
+    expect(await revokeSessions(db, { ...who, sid: s1.sid }, false)).toBe(1);
+    expect(await sessionLive(db, { ...who, sid: s1.sid })).toBe(false);
+    expect(await sessionLive(db, { ...who, sid: s2.sid })).toBe(true);
+    expect(await revokeSessions(db, { ...who, sid: s2.sid }, true)).toBe(2);
+    expect(await sessionLive(db, { ...who, sid: s2.sid })).toBe(false);
+    expect(await sessionLive(db, { ...who, sid: s3.sid })).toBe(false);
+    const feed = await db.query<{ verb: string; summary: string }>(
+      `select verb, summary from public.activity where tenant_id = $1 and actor_id = $2 and verb = 'actor.signed_out' order by id`,
+      [A.id, A.human.id],
+    );
+    expect(feed.map((f) => f.summary)).toEqual([`Human hard-a signed out`, `Human hard-a signed out everywhere`]);
+  });
+
+  it('end at their expiry, and are only for humans of the workspace', async () => {
+    const who = { tenant_id: A.id, actor_id: A.human.id };
+    const s = await openSession(db, who, { ttlSeconds: 60 });
+    await db.query(`update bullpen.sessions set created_at = now() - interval '2 hours', expires_at = now() - interval '1 second' where id = $1`, [s.sid]);
+    expect(await sessionLive(db, { ...who, sid: s.sid })).toBe(false);
+    await expect(openSession(db, { tenant_id: A.id, actor_id: A.agent.id })).rejects.toThrow(/human/);
+    await expect(openSession(db, { tenant_id: A.id, actor_id: B.human.id })).rejects.toThrow(/human/);
+    // a session row names its actor: another actor cannot ride on it
+    const mine = await openSession(db, who);
+    expect(await sessionLive(db, { tenant_id: A.id, actor_id: A.agent.id, sid: mine.sid })).toBe(false);
+  });
+
+  it('that ended, and links that were revoked, are swept away', async () => {
+    const who = { tenant_id: B.id, actor_id: B.human.id };
+    const live = await openSession(db, who);
+    const out = await openSession(db, who);
+    await revokeSessions(db, { ...who, sid: out.sid }, false);
+    const old = await openSession(db, who, { ttlSeconds: 60 });
+    await db.query(`update bullpen.sessions set created_at = now() - interval '2 hours', expires_at = now() - interval '1 hour' where id = $1`, [old.sid]);
+    expect(await sweepSessions(db)).toBeGreaterThanOrEqual(2);
+    const left = await db.query<{ id: string }>(`select id from bullpen.sessions where tenant_id = $1`, [B.id]);
+    expect(left.map((r) => r.id)).toEqual([live.sid]);
+    expect(await sessionLive(db, { ...who, sid: live.sid })).toBe(true);
+    const older = await createSignInToken(db, { tenantId: B.id, actorId: B.human.id });
+    const newer = await createSignInToken(db, { tenantId: B.id, actorId: B.human.id });
+    await sweepSignInTokens(db);
+    const tokens = await db.query<{ n: number }>(`select count(*)::int as n from bullpen.signin_tokens where tenant_id = $1 and revoked_at is not null`, [B.id]);
+    expect(tokens[0].n).toBe(0);
+    expect(await peekSignInToken(db, older.token)).toBeNull();
+    expect(await peekSignInToken(db, newer.token)).not.toBeNull();
+  });
+
+  it('end an open live stream within seconds of signing out everywhere', async () => {
+    const who = { tenant_id: A.id, actor_id: A.human.id };
+    const s = await openSession(db, who);
+    const hub = new ChangeHub();
+    const abort = new AbortController();
+    const stream = liveStream({
+      who: { db, claims: A.human.claims },
+      hub,
+      resume: null,
+      signal: abort.signal,
+      sessionLive: () => sessionLive(db, { ...who, sid: s.sid }),
+      sessionCheckMs: 200,
+    });
+    const reader = stream.getReader();
+    const dec = new TextDecoder();
+    let text = '';
+    const readUntil = async (needle: string, ms: number) => {
+      const until = Date.now() + ms;
+      while (!text.includes(needle)) {
+        if (Date.now() > until) throw new Error(`no ${needle} within ${ms} ms: ${text}`);
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += dec.decode(value);
+      }
+    };
+    await readUntil('event: ready', 10_000);
+    const t0 = Date.now();
+    await revokeSessions(db, { ...who, sid: s.sid }, true);
+    await readUntil('event: signed_out', 5_000);
+    expect(Date.now() - t0).toBeLessThan(3000);
+    const end = await reader.read();
+    expect(end.done).toBe(true);
+    abort.abort();
+  });
+});
+
+describe('rate limits and fair sharing', () => {
+  const settings = (over: Partial<LimitSettings> = {}): LimitSettings => ({
+    keyPerSecond: 1,
+    workspacePerSecond: 2,
+    windowSeconds: 5,
+    workspaceConcurrency: 2,
+    workspaceConcurrencyAlone: 4,
+    queueTimeoutMs: 300,
+    ...over,
+  });
+  const uniq = () => `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+
+  it('refuse a key past its bucket with 429, a Retry-After and a retryable RATE_LIMITED', async () => {
+    const limits = new Limits(settings(), db);
+    const key = `k-${uniq()}`;
+    const ws = `w-${uniq()}`;
+    for (let i = 0; i < 5; i++) expect(await limits.consume(key, ws)).toBeNull();
+    const refused = await limits.consume(key, ws);
+    expect(refused).toMatchObject({ status: 429, error: { code: 'RATE_LIMITED', retryable: true } });
+    expect(refused!.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(refused!.retryAfterSeconds).toBeLessThanOrEqual(5);
+    expect(refused!.error.details).toMatchObject({ scope: 'key', limit: 5, window_seconds: 5 });
+  });
+
+  it('count every key of a workspace against the workspace bucket', async () => {
+    const limits = new Limits(settings(), db);
+    const ws = `w-${uniq()}`;
+    for (let i = 0; i < 10; i++) expect(await limits.consume(`k${i}-${uniq()}`, ws)).toBeNull();
+    const refused = await limits.consume(`k-last-${uniq()}`, ws);
+    expect(refused?.error.details).toMatchObject({ scope: 'workspace', limit: 10 });
+    // another workspace is not touched
+    expect(await limits.consume(`k-${uniq()}`, `w-${uniq()}`)).toBeNull();
+  });
+
+  const measure = () => {
+    const state = { inFlight: 0, peak: 0 };
+    const work = (ms: number) => async () => {
+      state.inFlight++;
+      state.peak = Math.max(state.peak, state.inFlight);
+      await new Promise((r) => setTimeout(r, ms));
+      state.inFlight--;
+      return 'done';
+    };
+    return { state, work };
+  };
+
+  it('let a workspace that is alone use more of the pool (no throughput lost without neighbours)', async () => {
+    const limits = new Limits(settings({ workspaceConcurrency: 2, workspaceConcurrencyAlone: 4, queueTimeoutMs: 2000 }), db);
+    const { state, work } = measure();
+    const results = await Promise.all(Array.from({ length: 8 }, () => limits.withSlot('solo', work(60))));
+    expect(results.every((r) => r === 'done')).toBe(true);
+    expect(state.peak).toBe(4);
+    expect(limits.capFor('solo')).toBe(4);
+  });
+
+  it('gate a workspace’s database calls: a tool call that cannot get a slot in time answers a retryable BUSY', async () => {
+    const limits = new Limits(settings({ workspaceConcurrency: 1, workspaceConcurrencyAlone: 1, queueTimeoutMs: 100 }), db);
+    const gated = { ...A.agent.ctx, db: limits.gate(db, A.id) };
+    expect(ok(await execute(gated, 'task_query', { project_id: 'HA' })).tasks.length).toBeGreaterThan(0);
+    // another call of the same workspace holds the only slot for longer than the queue waits
+    const holder = limits.withSlot(A.id, () => new Promise((r) => setTimeout(r, 400)));
+    const busy = fails(await execute(gated, 'task_query', { project_id: 'HA' }), 'BUSY');
+    expect(busy.retryable).toBe(true);
+    expect(busy.message).toContain('in flight');
+    // another workspace is not held up by it
+    ok(await execute({ ...B.agent.ctx, db: limits.gate(db, B.id) }, 'whoami', {}));
+    await holder;
+    ok(await execute(gated, 'task_query', { project_id: 'HA' }));
+    expect(limits.inFlight(A.id)).toBe(0);
+  });
+
+  it('hold a workspace to its fair share while another is active: the quiet one passes at once, the noisy one queues, and a call that waits too long is BUSY', async () => {
+    const limits = new Limits(settings({ workspaceConcurrency: 2, workspaceConcurrencyAlone: 4, queueTimeoutMs: 200 }), db);
+    // the quiet workspace has just made a call: it is active
+    expect(await limits.withSlot('quiet', async () => 'hello')).toBe('hello');
+    expect(limits.capFor('noisy')).toBe(2);
+    const { state, work } = measure();
+    const noisy = Array.from({ length: 6 }, () => limits.withSlot('noisy', work(120)));
+    const t0 = Date.now();
+    expect(await limits.withSlot('quiet', async () => 'quiet')).toBe('quiet');
+    expect(Date.now() - t0).toBeLessThan(100);
+    const results = await Promise.all(noisy);
+    expect(state.peak).toBe(2);
+    const busy = results.filter(isRefusal);
+    expect(busy.length).toBeGreaterThan(0);
+    expect(busy[0]).toMatchObject({ status: 503, error: { code: 'BUSY', retryable: true } });
+    expect(results.filter((r) => r === 'done').length).toBeGreaterThanOrEqual(2);
+    expect(limits.inFlight('noisy')).toBe(0);
+  });
+});
