@@ -55,9 +55,15 @@ export function rpc(url: string, key: string, method: string, params: unknown, i
   return post(url, '/api/mcp', request, { ...MCP_HEADERS, authorization: `Bearer ${key}` }).then((a) => ({ ...a, request }));
 }
 
-/** A tool call that must succeed (seeding); returns the envelope. */
+/** A tool call that must succeed (seeding, test writers); returns the envelope. Waits out 429s. */
 export async function call(url: string, key: string, name: string, args: Record<string, unknown>): Promise<Record<string, any>> {
-  const a = await rpc(url, key, 'tools/call', { name, arguments: args });
+  let a = await rpc(url, key, 'tools/call', { name, arguments: args });
+  // a rate limit is waited out, as a well-behaved client does
+  for (let tries = 0; a.status === 429 && tries < 20; tries++) {
+    await new Promise((r) => setTimeout(r, Math.min(10, a.retryAfter ?? 1) * 1000));
+    a = await rpc(url, key, 'tools/call', { name, arguments: args });
+  }
+  if (a.status !== 200) throw new Error(`${name}: HTTP ${a.status} ${a.body.slice(0, 200)}`);
   const env = JSON.parse(JSON.parse(a.body).result.content[0].text);
   if (!env.ok) throw new Error(`${name} failed while seeding: ${env.error.code}: ${env.error.message}`);
   return env;
