@@ -40,4 +40,13 @@ describe('the start banner', () => {
     process.env.BULLPEN_PUBLIC_URL = 'https://bullpen.example.com';
     expect(bindLines('0.0.0.0', 3000, false).join('\n')).toContain('localhost, bullpen.example.com');
   });
+
+  it('holds uploads to the upload limit, naming it, and other routes to theirs', async () => {
+    const over = frontDoor(req('/api/files?object_type=task&object_id=X-1', { 'content-length': String(26 * 1024 * 1024) }));
+    expect(over?.status).toBe(413);
+    expect((await over!.json()).error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', message: expect.stringContaining('25 MiB') });
+    // a 20 MiB file is within the upload limit, though far over a console route's
+    expect(frontDoor(req('/api/files?object_type=task&object_id=X-1', { 'content-length': String(20 * 1024 * 1024) }))).toBeNull();
+    expect(frontDoor(req('/api/console/tool', { 'content-length': String(20 * 1024 * 1024) }))?.status).toBe(413);
+  });
 });

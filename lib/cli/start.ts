@@ -9,6 +9,7 @@ import { dataDir, openDb, setDb } from '../db';
 import type { Db } from '../db/types';
 import { internalError } from '../core/errors';
 import { config } from '../server/config';
+import { maxUploadBytes, tooLarge } from '../server/files';
 import { checkTransport, configuredHosts, isLoopback } from '../server/transport';
 import { startJobs } from '../jobs';
 import { ensureActor, ensureWorkspace } from '../server/workspace';
@@ -154,12 +155,25 @@ async function sendRefusal(res: http.ServerResponse, response: Response): Promis
  * The checks in front of every route, MCP and Next alike: the Host allowlist and Origin (DNS
  * rebinding), and a declared body over the route limit. Null when the request may go on.
  */
+/** Room a multipart upload's boundaries and part headers may take beyond the file itself. */
+const UPLOAD_FRAMING_BYTES = 64 * 1024;
+
 export function frontDoor(req: { url?: string; method?: string; headers: Headers }): Response | null {
   const refused = checkTransport(req);
   if (refused) return refused;
   const isMcp = req.url === '/api/mcp' || !!req.url?.startsWith('/api/mcp?');
-  const limit = isMcp ? config.maxBodyBytes() : Math.max(config.maxRouteBodyBytes(), SERVER_ACTION_BODY_BYTES);
   const declared = Number(req.headers.get('content-length') ?? NaN);
+  // uploads have a limit of their own (BULLPEN_MAX_UPLOAD_BYTES), and the refusal names it; a form
+  // upload's framing gets a small allowance, the route itself counts the file's own bytes
+  const isUpload = req.url === '/api/files' || !!req.url?.startsWith('/api/files?');
+  if (isUpload && Number.isFinite(declared) && declared > maxUploadBytes() + UPLOAD_FRAMING_BYTES) {
+    return Response.json(tooLarge(), { status: 413, headers: { connection: 'close' } });
+  }
+  const limit = isMcp
+    ? config.maxBodyBytes()
+    : isUpload
+      ? maxUploadBytes() + UPLOAD_FRAMING_BYTES
+      : Math.max(config.maxRouteBodyBytes(), SERVER_ACTION_BODY_BYTES);
   if (Number.isFinite(declared) && declared > limit) {
     return Response.json(
       { ok: false, error: { code: 'PAYLOAD_TOO_LARGE', message: `request body exceeds ${limit} bytes`, hint: 'send a smaller request', retryable: false } },
