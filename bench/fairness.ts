@@ -20,7 +20,6 @@ import { openPg } from '../lib/db/pg';
 import type { Db } from '../lib/db/types';
 import { ensureActor, ensureWorkspace, mintKey } from '../lib/server/workspace';
 import { emit, percentile, startServer } from './lib';
-// @ts-expect-error plain ESM helper without types
 import { startLocalPostgres } from '../scripts/pg-local.mjs';
 
 const SECONDS = Number(process.env.BENCH_FAIR_SECONDS ?? 5); // per phase per round

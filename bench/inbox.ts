@@ -23,7 +23,6 @@ import type { Claims, Db } from '../lib/db/types';
 import { ensureActor, ensureWorkspace, mintKey } from '../lib/server/workspace';
 import { spawnServer } from '../scripts/server-process.mjs';
 import { emit, mcpCall, percentile } from './lib';
-// @ts-expect-error plain ESM helper without types
 import { startLocalPostgres } from '../scripts/pg-local.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);

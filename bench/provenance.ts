@@ -15,7 +15,6 @@ import { openPg } from '../lib/db/pg';
 import type { Claims, Db } from '../lib/db/types';
 import { ensureActor, ensureWorkspace, mintKey } from '../lib/server/workspace';
 import { emit, mcpCall, percentile, startServer } from './lib';
-// @ts-expect-error plain ESM helper without types
 import { startLocalPostgres } from '../scripts/pg-local.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);

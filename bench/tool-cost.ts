@@ -13,7 +13,6 @@ import { openPg } from '../lib/db/pg';
 import { callSql, type Claims } from '../lib/db/types';
 import { ensureActor, ensureWorkspace, mintKey } from '../lib/server/workspace';
 import { emit, mcpCall, percentile, startServer } from './lib';
-// @ts-expect-error plain ESM helper without types
 import { startLocalPostgres } from '../scripts/pg-local.mjs';
 
 const N = Number(process.env.BENCH_CALLS ?? 300);

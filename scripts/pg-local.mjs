@@ -23,8 +23,18 @@ async function freePort() {
   });
 }
 
-/** Starts a cluster; returns {url, stop} or null when no server binaries are installed. */
-export async function startLocalPostgres() {
+/**
+ * Starts a cluster; returns null when no server binaries are installed.
+ * opts.settings are extra `-c name=value` server settings (e.g. {synchronous_commit: 'on'} for
+ * tests that crash the server and count acknowledged commits: the default here trades that
+ * durability for speed). The result:
+ *   url       a superuser URL
+ *   stop()    immediate shutdown, directory removed
+ *   restart({mode, downMs})  stop (immediate = a crash, fast = a clean shutdown), stay down for
+ *             downMs, start again with the same settings on the same port; resolves once it accepts
+ *             connections again
+ */
+export async function startLocalPostgres(opts = {}) {
   const bin = findBin();
   if (!bin) return null;
   const root = process.getuid?.() === 0;
@@ -39,11 +49,17 @@ export async function startLocalPostgres() {
   };
   run(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   const port = await freePort();
-  run(path.join(bin, 'pg_ctl'), [
-    '-D', data, '-l', path.join(dir, 'log'), '-w', '-o',
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off -c shared_buffers=256MB`,
-    'start',
-  ]);
+  const settings = {
+    listen_addresses: '127.0.0.1',
+    max_connections: '300',
+    fsync: 'off',
+    synchronous_commit: 'off',
+    shared_buffers: '256MB',
+    ...(opts.settings ?? {}),
+  };
+  const serverOpts = [`-p ${port} -k ${dir}`, ...Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`)].join(' ');
+  const start = () => run(path.join(bin, 'pg_ctl'), ['-D', data, '-l', path.join(dir, 'log'), '-w', '-o', serverOpts, 'start']);
+  start();
   const stop = () => {
     try {
       const [c, a] = asPg(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', 'stop']);
@@ -51,5 +67,10 @@ export async function startLocalPostgres() {
     } catch {}
     rmSync(dir, { recursive: true, force: true });
   };
-  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop };
+  const restart = async ({ mode = 'immediate', downMs = 0 } = {}) => {
+    run(path.join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop']);
+    if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));
+    start();
+  };
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop, restart, port, log: path.join(dir, 'log') };
 }

@@ -18,5 +18,7 @@ export declare function spawnServer(opts?: {
   dataDir: string;
   env: NodeJS.ProcessEnv;
   output: () => string;
+  pid: number | undefined;
+  kill: (signal?: NodeJS.Signals) => Promise<void>;
   stop: () => Promise<void>;
 }>;

@@ -46,12 +46,20 @@ export async function spawnServer(opts = {}) {
   const serverFile = path.join(dir, 'server.json');
   rmSync(serverFile, { force: true });
   const t0 = Date.now();
-  while (!existsSync(serverFile) || (opts.ready && !opts.ready(out))) {
+  /** server.json once it is there whole (a server of an older build may still be writing it). */
+  const readInfo = () => {
+    try {
+      return JSON.parse(readFileSync(serverFile, 'utf8'));
+    } catch {
+      return null;
+    }
+  };
+  let info = null;
+  while (!(info = existsSync(serverFile) ? readInfo() : null) || (opts.ready && !opts.ready(out))) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${out}`);
     if (Date.now() - t0 > 170_000) throw new Error(`server did not start in time:\n${out}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  const info = JSON.parse(readFileSync(serverFile, 'utf8'));
   return {
     url: info.url,
     port,
@@ -60,10 +68,19 @@ export async function spawnServer(opts = {}) {
     dataDir,
     env,
     output: () => out,
+    pid: child.pid,
+    /** Sends a signal and waits for the process to exit (SIGKILL: a crash, nothing cleaned up). */
+    kill: async (signal = 'SIGKILL') => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill(signal);
+      await exited;
+    },
     stop: async () => {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGTERM');
-        await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+        await exited;
       }
       if (!opts.keep) rmSync(dir, { recursive: true, force: true });
     },

@@ -20,6 +20,10 @@ Usage:
                                                    invite a human: prints a one-time console sign-in link
   bullpen skills sync [--dir .claude/skills] [--project KEY] [--json]
                                                    write the workspace's skills as <slug>/SKILL.md
+  bullpen backup [--out FILE]                      copy the embedded database to a .tar.gz (safe while it runs)
+  bullpen restore FILE [--data-dir DIR]            unpack a backup into an empty data directory
+  bullpen export --workspace SLUG [--out FILE]     one workspace as JSON, plus Markdown for people
+  bullpen import FILE [--workspace SLUG]           load an export into a new or empty workspace
   bullpen help                                     this text
 
 Tools (BULLPEN_API_KEY, BULLPEN_URL; --json, --soft-fail, --help on each):
@@ -196,6 +200,10 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === 'key') return await (await import('./keys')).keyCommand(sub, rest);
     if (cmd === 'human' && sub === 'invite') return await (await import('./human')).humanInvite(rest);
     if (cmd === 'skills' && sub === 'sync') return await skillsSync(rest);
+    if (cmd === 'backup') return await (await import('./data')).backupCmd(argv.slice(1));
+    if (cmd === 'restore') return await (await import('./data')).restoreCmd(argv.slice(1));
+    if (cmd === 'export') return await (await import('./data')).exportCmd(argv.slice(1));
+    if (cmd === 'import') return await (await import('./data')).importCmd(argv.slice(1));
     const found = findTool(argv);
     if (found) return await runTool(found.tool, argv.slice(found.used));
     console.error(`bullpen: unknown command: ${argv.join(' ')}\n\n${HELP()}`);

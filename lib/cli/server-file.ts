@@ -1,4 +1,4 @@
-import { readFile, writeFile, rm, mkdir } from 'node:fs/promises';
+import { readFile, writeFile, rm, mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { openDb } from '../db';
 import type { Db } from '../db/types';
@@ -13,7 +13,10 @@ export function serverFilePath(): string {
 
 export async function writeServerFile(info: ServerFile): Promise<void> {
   await mkdir(path.dirname(serverFilePath()), { recursive: true });
-  await writeFile(serverFilePath(), JSON.stringify(info, null, 2), { mode: 0o600 });
+  // written aside and renamed into place, so a reader never sees half a file
+  const tmp = `${serverFilePath()}.${process.pid}.tmp`;
+  await writeFile(tmp, JSON.stringify(info, null, 2), { mode: 0o600 });
+  await rename(tmp, serverFilePath());
 }
 
 export async function removeServerFile(): Promise<void> {

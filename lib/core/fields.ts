@@ -36,7 +36,11 @@ export const limit = (def: number, max: number) =>
 
 export const cursor = z.string().min(1).max(2000).describe('next_cursor from the previous page, verbatim');
 
-export const isoDate = z.iso.date().describe('YYYY-MM-DD');
+// the ISO pattern admits year 0000, which Postgres (rightly: there was none) refuses
+export const isoDate = z.iso
+  .date()
+  .refine((s) => !s.startsWith('0000'), 'year 0000 does not exist: use 0001 or later')
+  .describe('YYYY-MM-DD');
 
 export const taskStatus = z.enum(TASK_STATUSES);
 

@@ -36,7 +36,7 @@ export const knowledgeUpdateInput = z.strictObject({
     })
     .refine((p) => Object.keys(p).length > 0, 'name at least one field to change')
     .describe('only the named fields change'),
-  expected_version: z.number().int().min(1).optional().describe('refuse with CONFLICT unless the note is still at this version'),
+  expected_version: z.number().int().min(1).max(2_147_483_647).optional().describe('refuse with CONFLICT unless the note is still at this version'),
   idempotency_key: idempotencyKey.optional(),
 });
 export type KnowledgeUpdateInput = z.infer<typeof knowledgeUpdateInput>;

@@ -87,7 +87,7 @@ export const skillUpsertInput = z.strictObject({
   project_id: projectRef.optional().describe('a project skill (shadows the workspace one); default workspace-wide'),
   tags: z.array(z.string().min(1).max(64)).max(20).optional(),
   status: skillStatus.optional().describe('archived retires it'),
-  expected_version: z.number().int().min(0).optional().describe('refuse with CONFLICT unless the skill is at this version (0: must not exist)'),
+  expected_version: z.number().int().min(0).max(2_147_483_647).optional().describe('refuse with CONFLICT unless the skill is at this version (0: must not exist)'),
   idempotency_key: idempotencyKey.optional(),
 });
 export type SkillUpsertInput = z.infer<typeof skillUpsertInput>;

@@ -20,6 +20,15 @@ describe('mapDbError', () => {
     expect(mapDbError(new Error('boom')).code).toBe('INTERNAL');
     expect(mapDbError(undefined).code).toBe('INTERNAL');
   });
+  it('names the field of a validation error raised in SQL, from the message, when the detail does not', () => {
+    expect(mapDbError({ code: 'BPVAL', message: 'cursor: not a next_cursor from this listing' }).details).toEqual({ fields: ['cursor'] });
+    expect(mapDbError({ code: 'BPVAL', message: 'project_id is required' }).details).toEqual({ fields: ['project_id'] });
+    expect(mapDbError({ code: 'BPVAL', message: 'tasks[0].depends_on[1]: batch_index 5 must name an earlier item' }).details).toEqual({ fields: ['tasks[0].depends_on[1]'] });
+    expect(mapDbError({ code: 'BPVAL', message: 'run_id, run_key: name the run one way' }).details).toEqual({ fields: ['run_id', 'run_key'] });
+    expect(mapDbError({ code: 'BPVAL', message: 'x: y', detail: '{"fields":["z"]}' }).details).toEqual({ fields: ['z'] });
+    expect(mapDbError({ code: 'BPVAL', message: 'something odd happened' }).details).toBeUndefined();
+    expect(mapDbError({ code: 'BPNTF', message: 'task_id: no task' }).details).toBeUndefined();
+  });
   it('builds envelope errors with the registry of codes', () => {
     expect(toolError('LEASE_HELD', 'held')).toEqual({ code: 'LEASE_HELD', message: 'held', hint: ERROR_CODES.LEASE_HELD.hint, retryable: true });
   });

@@ -8,14 +8,50 @@ function connectionLost(err: unknown): boolean {
   return !code || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03';
 }
 
+/**
+ * Every pooled connection was busy for the whole acquire timeout: the server is saturated, not the
+ * database gone. Maps to BUSY (retryable) with SQLSTATE-like code BPBSY (lib/db/errors.ts).
+ */
+export class PoolBusyError extends Error {
+  readonly code = 'BPBSY';
+  constructor(max: number, waitedMs: number) {
+    super(`all ${max} database connections of this server stayed busy for ${waitedMs} ms`);
+    this.name = 'PoolBusyError';
+  }
+}
+
+const CONNECT_TIMEOUT = /timeout exceeded when trying to connect/i;
+
+/** How long a call waits for a pooled connection (BULLPEN_PG_ACQUIRE_TIMEOUT_MS, default 5 s). */
+export function acquireTimeoutMs(): number {
+  const v = Number(process.env.BULLPEN_PG_ACQUIRE_TIMEOUT_MS);
+  return Number.isFinite(v) && v > 0 ? v : 5000;
+}
+
 /** A Postgres server (Supabase or any Postgres ≥ 15) through a pooled connection. */
-export async function openPg(connectionString: string, opts: { max?: number } = {}): Promise<Db> {
+export async function openPg(connectionString: string, opts: { max?: number; acquireTimeoutMs?: number } = {}): Promise<Db> {
+  const max = opts.max ?? Number(process.env.BULLPEN_PG_POOL_MAX ?? 20);
+  const waitMs = opts.acquireTimeoutMs ?? acquireTimeoutMs();
   const pool = new pg.Pool({
     connectionString,
-    max: opts.max ?? Number(process.env.BULLPEN_PG_POOL_MAX ?? 20),
+    max,
     idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 10_000,
+    // bounds both the wait for a free connection and the setup of a new one
+    connectionTimeoutMillis: waitMs,
   });
+  /**
+   * pg-pool reports both kinds of timeout alike; a pool with every connection open and busy was
+   * saturated (BUSY, retry soon), anything else could not reach the database (UNAVAILABLE).
+   */
+  const busyOr = (err: unknown): unknown =>
+    CONNECT_TIMEOUT.test((err as Error)?.message ?? '') && pool.totalCount >= max ? new PoolBusyError(max, waitMs) : err;
+  const connect = async () => {
+    try {
+      return await pool.connect();
+    } catch (err) {
+      throw busyOr(err);
+    }
+  };
   // A client whose server goes away emits 'error'; idle or checked out, that must not crash the
   // process: the failing query reports it, and release(err) below discards the client.
   pool.on('error', () => {});
@@ -35,7 +71,7 @@ export async function openPg(connectionString: string, opts: { max?: number } = 
     kind: 'pg',
     vector,
     async call(claims: Claims, fn: string, args: unknown) {
-      const client = await pool.connect();
+      const client = await connect();
       let broken: Error | undefined;
       try {
         // One simple-protocol batch: an implicit transaction, so set local scopes to this call.
@@ -50,7 +86,7 @@ export async function openPg(connectionString: string, opts: { max?: number } = 
       }
     },
     async withClaims<T extends Row = Row>(claims: Claims, sql: string) {
-      const client = await pool.connect();
+      const client = await connect();
       let broken: Error | undefined;
       try {
         const res = (await client.query(claimsSql(claims, sql, (s) => client.escapeLiteral(s)))) as unknown as pg.QueryResult[];
@@ -64,14 +100,18 @@ export async function openPg(connectionString: string, opts: { max?: number } = 
       }
     },
     async query<T extends Row = Row>(sql: string, params?: unknown[]) {
-      const res = await pool.query(sql, params);
+      const res = await pool.query(sql, params).catch((err: unknown) => {
+        throw busyOr(err);
+      });
       return res.rows as T[];
     },
     async exec(sql: string) {
-      await pool.query(sql);
+      await pool.query(sql).catch((err: unknown) => {
+        throw busyOr(err);
+      });
     },
     async session<T>(fn: (s: Session) => Promise<T>) {
-      const client = await pool.connect();
+      const client = await connect();
       let broken: Error | undefined;
       try {
         return await fn({

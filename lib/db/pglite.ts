@@ -45,6 +45,11 @@ export function wrapPglite(pg: PGlite): Db {
       const unsub = await pg.listen(channel, onPayload);
       return async () => unsub();
     },
+    async dumpDataDir() {
+      // a checkpoint first, so the copy needs little WAL replay when it is opened
+      await pg.exec('checkpoint');
+      return pg.dumpDataDir('gzip');
+    },
     async close() {
       await pg.close();
     },

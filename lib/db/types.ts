@@ -52,6 +52,11 @@ export interface Db {
   session<T>(fn: (s: Session) => Promise<T>): Promise<T>;
   /** Subscribes to a NOTIFY channel; resolves to an unsubscribe function. */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * The embedded database only: its data directory as a gzipped tarball, taken between two
+   * statements (no statement runs while it is read), so it is a crash-consistent copy.
+   */
+  dumpDataDir?(): Promise<Blob>;
   close(): Promise<void>;
 }
 

@@ -4,6 +4,7 @@ import { internalError, toolError, type ToolError } from '../core/errors';
 import { getTool } from '../core/registry';
 import { scopeFor, toolAllowed, type Scopes } from '../core/scopes';
 import { getDb } from '../db';
+import { transientDbError } from '../db/errors';
 import { authenticateKey, bearer, derivedRunKey, runContextFrom } from '../server/auth';
 import { hashKey } from '../server/keys';
 import { config, requestOrigin } from '../server/config';
@@ -96,6 +97,12 @@ export async function handleMcp(req: Request): Promise<Response> {
   try {
     return await serveMcp(req);
   } catch (err) {
+    // the database down or saturated before any tool ran (the key lookup is the first query): the
+    // caller hears UNAVAILABLE / BUSY, retryable, as a tool call would, with a 503 and Retry-After
+    const transient = transientDbError(err);
+    if (transient) {
+      return jsonRpcError(503, -32000, `${transient.code}: ${transient.message}`, { 'retry-after': '1', 'cache-control': 'no-store' }, { ok: false, error: transient });
+    }
     const error = internalError(err, `${req.method} /api/mcp`);
     return jsonRpcError(500, -32603, error.message, { 'cache-control': 'no-store' }, { ok: false, error });
   }

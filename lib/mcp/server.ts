@@ -11,6 +11,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { z } from 'zod';
 import { execute, type Envelope } from '../core/execute';
 import { GLOSSARY, GUIDE_TOPICS, guideIndex } from '../core/guide-content';
 import { inputJsonSchema, outputJsonSchema } from '../core/json-schema';
@@ -95,6 +96,16 @@ function glossaryMarkdown(): string {
   return `# Glossary\n\n${GLOSSARY.map((g) => `- **${g.term}**: ${g.definition}`).join('\n')}\n`;
 }
 
+/**
+ * tools/call as the handler is registered: `arguments` of any JSON type. The SDK's own schema
+ * (an object) still checks the request inside its wrapper and answers a malformed one with
+ * InvalidParams (-32602) naming params.arguments; registered with the strict schema, the same
+ * request failed before that check and came back as an internal error (-32603).
+ */
+const callToolRequest = CallToolRequestSchema.extend({
+  params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() }),
+});
+
 // Building an Ajv instance is the costliest part of a Server; one shared validator serves them all
 // (it only caches compiled schemas, nothing about a client).
 const validator = new AjvJsonSchemaValidator();
@@ -109,7 +120,7 @@ export function createMcpServer(ctx: ToolContext): Server {
     { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS, jsonSchemaValidator: validator },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools({ scopes: ctx.scopes ?? null }) }));
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+  server.setRequestHandler(callToolRequest, async (req, extra) => {
     // a waiting call (wait_seconds) ends early when the client cancels or goes away
     const signal = ctx.signal ? AbortSignal.any([ctx.signal, extra.signal]) : extra.signal;
     return callToolResult(await execute({ ...ctx, signal }, req.params.name, req.params.arguments ?? {}));

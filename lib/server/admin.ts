@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { describeIssues } from '../core/execute';
 import { toolError, type ErrorCode, type ToolError } from '../core/errors';
 import { mapDbError } from '../db/errors';
+import { DataError } from './export';
 import { BodyTooLarge, readJsonBody } from './transport';
 
 /**
@@ -47,7 +48,12 @@ export function adminErrorResponse(error: ToolError): Response {
  * retryable}}` envelope every other surface answers (a thrown database error is mapped once, by
  * mapDbError).
  */
-export async function adminRoute<S extends z.ZodType>(req: Request, schema: S, run: (input: z.infer<S>) => Promise<object>): Promise<Response> {
+export async function adminRoute<S extends z.ZodType>(
+  req: Request,
+  schema: S,
+  run: (input: z.infer<S>) => Promise<object>,
+  opts: { maxBodyBytes?: number } = {},
+): Promise<Response> {
   if (!adminAllowed(req)) {
     return adminErrorResponse(
       toolError('UNAUTHENTICATED', 'admin token required', 'send x-bullpen-admin-token from the running server’s server.json; the bullpen CLI does this for you'),
@@ -55,7 +61,7 @@ export async function adminRoute<S extends z.ZodType>(req: Request, schema: S, r
   }
   let raw: unknown;
   try {
-    raw = await readJsonBody(req);
+    raw = await readJsonBody(req, opts.maxBodyBytes);
   } catch (err) {
     if (!(err instanceof BodyTooLarge)) throw err;
     return adminErrorResponse(toolError('PAYLOAD_TOO_LARGE', `request body exceeds ${err.limit} bytes`, 'send a smaller request'));
@@ -68,6 +74,6 @@ export async function adminRoute<S extends z.ZodType>(req: Request, schema: S, r
   try {
     return Response.json({ ok: true, ...(await run(parsed.data)) }, { headers: { 'cache-control': 'no-store' } });
   } catch (err) {
-    return adminErrorResponse(mapDbError(err));
+    return adminErrorResponse(err instanceof DataError ? err.error : mapDbError(err));
   }
 }

@@ -19,6 +19,10 @@ export const config = {
   maxRouteBodyBytes(): number {
     return Number(process.env.BULLPEN_MAX_BODY_BYTES ?? 262_144);
   },
+  /** Largest export file `bullpen import` sends to a running server's admin route, in bytes. */
+  maxImportBytes(): number {
+    return Number(process.env.BULLPEN_IMPORT_MAX_BYTES ?? 67_108_864);
+  },
 };
 
 /** Whether X-Forwarded-* headers are believed: only with BULLPEN_TRUST_PROXY, behind a proxy you run. */

@@ -90,6 +90,44 @@ exception when invalid_parameter_value or character_not_in_repertoire then
 end
 $$;
 
+-- A listing whose cursor is a JSON array of sort keys (task_query, handoff_query, …). One that does
+-- not decode to an array, or (given p_shape, the sort keys' types in order) whose keys do not cast,
+-- is the caller's input error, named like any other, instead of a cast failing in the listing.
+drop function if exists bullpen.cursor_json(jsonb);
+create or replace function bullpen.cursor_json(p jsonb, p_shape text[] default null) returns jsonb
+language plpgsql stable
+as $$
+declare
+  v jsonb;
+begin
+  begin
+    v := bullpen.cursor_arg(p)::jsonb;
+  exception when invalid_text_representation then
+    v := 'null'::jsonb;
+  end;
+  if v is null then
+    return null;
+  end if;
+  if jsonb_typeof(v) = 'array' and (p_shape is null or jsonb_array_length(v) = cardinality(p_shape)) then
+    begin
+      for i in 1 .. coalesce(cardinality(p_shape), 0) loop
+        if v ->> (i - 1) is null then
+          raise invalid_text_representation;
+        end if;
+        -- p_shape comes from the calling listing, never from the caller
+        execute format('select %L::%s', v ->> (i - 1), p_shape[i]);
+      end loop;
+      return v;
+    exception when data_exception then
+      null;
+    end;
+  end if;
+  perform bullpen.fail('VALIDATION_ERROR', 'cursor: not a next_cursor from this listing',
+    'pass next_cursor back verbatim, or omit cursor for the first page');
+  return null;
+end
+$$;
+
 create or replace function bullpen.text_array(p jsonb) returns text[]
 language sql immutable
 as $$
@@ -420,6 +458,8 @@ revoke all on function bullpen.uuid_arg(jsonb, text) from public, anon, authenti
 grant execute on function bullpen.uuid_arg(jsonb, text) to bullpen_writer, service_role;
 revoke all on function bullpen.cursor_arg(jsonb) from public, anon, authenticated;
 grant execute on function bullpen.cursor_arg(jsonb) to bullpen_writer, service_role;
+revoke all on function bullpen.cursor_json(jsonb, text[]) from public, anon, authenticated;
+grant execute on function bullpen.cursor_json(jsonb, text[]) to bullpen_writer, service_role;
 revoke all on function bullpen.text_array(jsonb) from public, anon, authenticated;
 grant execute on function bullpen.text_array(jsonb) to bullpen_writer, service_role;
 revoke all on function bullpen.touch_updated_at() from public, anon, authenticated;

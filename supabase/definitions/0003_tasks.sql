@@ -687,7 +687,7 @@ declare
   v_order text := coalesce(p ->> 'order_by', 'priority');
   v_sort text;
   v_cmp text;
-  v_cursor jsonb := bullpen.cursor_arg(p)::jsonb;
+  v_cursor jsonb := bullpen.cursor_json(p);
   v_project uuid;
   v_sql text;
   v_where text[];
@@ -760,7 +760,18 @@ begin
          limit %s
       ) b
   $q$, replace(v_sort, 't.', '(b.t).'), array_to_string(v_where, ' and '), v_sort, v_limit + 1);
-  execute v_sql into v_rows using p, v_cursor, v_order, v_project, bullpen.tenant_id();
+  if v_cursor is null then
+    execute v_sql into v_rows using p, v_cursor, v_order, v_project, bullpen.tenant_id();
+  else
+    begin
+      execute v_sql into v_rows using p, v_cursor, v_order, v_project, bullpen.tenant_id();
+    exception when data_exception then
+      -- the other inputs are validated before they get here: sort keys that do not cast came from
+      -- a cursor this listing did not write (or wrote for another order_by)
+      perform bullpen.fail('VALIDATION_ERROR', 'cursor: not a next_cursor from this listing (with this order_by)',
+        'pass next_cursor back verbatim with the same order_by, or omit cursor for the first page');
+    end;
+  end if;
   if jsonb_array_length(v_rows) > v_limit then
     v_rows := v_rows - v_limit;
     -- the cursor is the sort key of the last row kept, which the query above cannot know; read it back

@@ -922,7 +922,7 @@ declare
   v_me uuid := bullpen.require_actor();
   v_dir text := coalesce(p ->> 'direction', 'any');
   v_limit int := greatest(1, least(coalesce((p ->> 'limit')::int, 50), 200));
-  v_cursor jsonb := bullpen.cursor_arg(p)::jsonb;
+  v_cursor jsonb := bullpen.cursor_json(p, array['timestamptz', 'uuid']);
   v_status text[] := nullif(bullpen.text_array(p -> 'status'), '{}');
   v_types text[] := nullif(bullpen.text_array(p -> 'type'), '{}');
   v_task uuid;
@@ -1011,7 +1011,7 @@ as $$
 declare
   v_me uuid := bullpen.require_actor();
   v_limit int := greatest(1, least(coalesce((p ->> 'limit')::int, 50), 200));
-  v_cursor jsonb := bullpen.cursor_arg(p)::jsonb;
+  v_cursor jsonb := bullpen.cursor_json(p, array['timestamptz', 'uuid']);
   v_unread boolean := coalesce((p ->> 'unread_only')::boolean, false);
   v_rows jsonb;
   v_n int;

@@ -1,0 +1,203 @@
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { dataDir, openDb } from '../db';
+import { backupEmbedded, restoreEmbedded } from '../server/backup';
+import { DataError, exportWorkspace, importWorkspace, type ExportDoc, type ImportResult } from '../server/export';
+import { exportMarkdown } from '../server/export-markdown';
+import { adminStep, readLiveServer } from './server-file';
+import { EXIT } from './tools';
+
+/**
+ * Data the user keeps: `bullpen backup` / `bullpen restore` for the embedded database, and
+ * `bullpen export` / `bullpen import` for one workspace on either database. While a server runs
+ * it holds the embedded database, so backup, export and import go through its admin routes (like
+ * `bullpen agent add`); otherwise they open the database themselves.
+ */
+
+function stamp(): string {
+  return new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+}
+
+function refused(err: unknown): number {
+  if (err instanceof DataError) {
+    console.error(`bullpen: ${err.error.code}: ${err.error.message}\n  ${err.error.hint}`);
+    return err.error.retryable ? EXIT.RETRYABLE : EXIT.FAILED;
+  }
+  console.error(`bullpen: ${(err as Error).message}`);
+  return EXIT.FAILED;
+}
+
+function kib(n: number): string {
+  return n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MB` : `${Math.max(1, Math.round(n / 1024))} KB`;
+}
+
+export async function backupCmd(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { out: { type: 'string', short: 'o' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    console.log(
+      'Usage: bullpen backup [--out FILE] [--json]\n\n' +
+        'Copies the embedded database (BULLPEN_DATA_DIR) into one .tar.gz, consistent even while the server\n' +
+        'runs and writes. Restore it with `bullpen restore FILE`. For a Postgres server (DATABASE_URL) use\n' +
+        'pg_dump or your host’s backups; `bullpen export` works on both.',
+    );
+    return EXIT.OK;
+  }
+  const out = path.resolve(values.out ?? `bullpen-backup-${stamp()}.tar.gz`);
+  const live = await readLiveServer();
+  let tarball: Buffer;
+  if (live) {
+    const res = await fetch(`${live.url}/api/admin/backup`, { method: 'POST', headers: { 'x-bullpen-admin-token': live.admin_token } });
+    if (!res.ok) {
+      const env = (await res.json().catch(() => null)) as { error?: { code: string; message: string; hint: string; retryable: boolean } } | null;
+      if (env?.error) return refused(new DataError(env.error as never));
+      console.error(`bullpen: the running server answered HTTP ${res.status}`);
+      return EXIT.FAILED;
+    }
+    tarball = Buffer.from(await res.arrayBuffer());
+  } else {
+    if (process.env.DATABASE_URL) {
+      console.error('bullpen: DATABASE_URL names a Postgres server: back it up with pg_dump (or your host’s backups); `bullpen export --workspace SLUG` works on both');
+      return EXIT.USAGE;
+    }
+    const db = await openDb();
+    try {
+      tarball = await backupEmbedded(db);
+    } catch (err) {
+      return refused(err);
+    } finally {
+      await db.close();
+    }
+  }
+  await writeFile(out, tarball, { mode: 0o600 });
+  if (values.json) console.log(JSON.stringify({ file: out, bytes: tarball.length, while_running: !!live }));
+  else console.log(`Backed up the embedded database${live ? ' (the server kept running)' : ''} to ${out} (${kib(tarball.length)}).\nRestore with: npx bullpen restore ${path.relative(process.cwd(), out) || out} --data-dir EMPTY_DIR`);
+  return EXIT.OK;
+}
+
+export async function restoreCmd(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help || positionals.length !== 1) {
+    console.error(
+      'Usage: bullpen restore FILE [--data-dir DIR] [--json]\n\n' +
+        'Unpacks a backup from `bullpen backup` into an empty data directory (default BULLPEN_DATA_DIR,\n' +
+        '.bullpen/data) and brings it up to this release. It never overwrites: move a current directory aside first.',
+    );
+    return values.help ? EXIT.OK : EXIT.USAGE;
+  }
+  const target = path.resolve(values['data-dir'] ?? dataDir());
+  let archive: Buffer;
+  try {
+    archive = await readFile(positionals[0]);
+  } catch (err) {
+    console.error(`bullpen: cannot read ${positionals[0]}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    return EXIT.USAGE;
+  }
+  try {
+    const r = await restoreEmbedded(archive, target);
+    if (values.json) console.log(JSON.stringify(r));
+    else {
+      console.log(`Restored into ${r.data_dir}${r.migrations_applied.length ? ` (upgraded: ${r.migrations_applied.join(', ')})` : ''}:`);
+      for (const w of r.workspaces) console.log(`  ${w.slug}  ${w.name}  (${w.tasks} tasks)`);
+      console.log(`Start it with: BULLPEN_DATA_DIR=${target} npx bullpen start`);
+    }
+    return EXIT.OK;
+  } catch (err) {
+    return refused(err);
+  }
+}
+
+export async function exportCmd(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      workspace: { type: 'string', short: 'w' },
+      out: { type: 'string', short: 'o' },
+      markdown: { type: 'string' },
+      'no-markdown': { type: 'boolean' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help || !values.workspace) {
+    console.error(
+      'Usage: bullpen export --workspace SLUG [--out FILE.json] [--markdown FILE.md | --no-markdown] [--json]\n\n' +
+        'Writes every row of the workspace (projects, tasks, dependencies, comments, decisions, notes, handoffs,\n' +
+        'activity, …) as JSON, read in one snapshot, and the same as Markdown for people. `bullpen import` reads\n' +
+        'the JSON back into an empty workspace. API keys stay behind (mint new ones after an import).',
+    );
+    return values.help ? EXIT.OK : EXIT.USAGE;
+  }
+  const slug = values.workspace;
+  let doc: ExportDoc;
+  try {
+    doc = (await adminStep('export', { workspace: slug }, async (db) => ({ export: await exportWorkspace(db, slug) }))).result.export;
+  } catch (err) {
+    return refused(err);
+  }
+  const out = path.resolve(values.out ?? `${doc.workspace.slug}-export-${stamp()}.json`);
+  const json = JSON.stringify(doc, null, 1);
+  await writeFile(out, json);
+  let md: string | null = null;
+  if (!values['no-markdown']) {
+    md = path.resolve(values.markdown ?? out.replace(/\.json$/i, '') + '.md');
+    await writeFile(md, exportMarkdown(doc));
+  }
+  if (values.json) console.log(JSON.stringify({ file: out, markdown: md, workspace: doc.workspace.slug, counts: doc.counts }));
+  else {
+    const counts = Object.entries(doc.counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k.replace(/_/g, ' ')}`);
+    console.log(`Exported workspace ${doc.workspace.slug}: ${counts.join(', ') || 'no rows'}.\n  JSON      ${out} (${kib(Buffer.byteLength(json))})${md ? `\n  Markdown  ${md}` : ''}`);
+  }
+  return EXIT.OK;
+}
+
+export async function importCmd(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { workspace: { type: 'string', short: 'w' }, name: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help || positionals.length !== 1) {
+    console.error(
+      'Usage: bullpen import FILE.json [--workspace SLUG] [--name NAME] [--json]\n\n' +
+        'Loads a file from `bullpen export` into a new or empty workspace (default: the exported slug), all or\n' +
+        'nothing, keeping ids, history and authorship. Then mint keys for its agents with `bullpen agent add NAME --workspace SLUG`.',
+    );
+    return values.help ? EXIT.OK : EXIT.USAGE;
+  }
+  if (!existsSync(positionals[0])) {
+    console.error(`bullpen: no such file: ${positionals[0]}`);
+    return EXIT.USAGE;
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(await readFile(positionals[0], 'utf8'));
+  } catch (err) {
+    console.error(`bullpen: ${positionals[0]} is not JSON: ${(err as Error).message}`);
+    return EXIT.USAGE;
+  }
+  let r: ImportResult;
+  try {
+    r = (
+      await adminStep('import', { export: doc, workspace: values.workspace, name: values.name }, (db) =>
+        importWorkspace(db, doc, { slug: values.workspace, name: values.name }),
+      )
+    ).result;
+  } catch (err) {
+    return refused(err);
+  }
+  if (values.json) console.log(JSON.stringify(r));
+  else {
+    const counts = Object.entries(r.counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k.replace(/_/g, ' ')}`);
+    console.log(
+      `Imported into workspace ${r.workspace.slug}${r.created_workspace ? ' (created now)' : ''}: ${counts.join(', ') || 'no rows'}.\n` +
+        `Agents need new keys: npx bullpen agent add NAME --workspace ${r.workspace.slug}`,
+    );
+  }
+  return EXIT.OK;
+}

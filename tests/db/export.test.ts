@@ -1,0 +1,237 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXPORT_TABLES, NOT_EXPORTED, DataError, exportWorkspace, importWorkspace, type ExportDoc } from '../../lib/server/export';
+import { exportMarkdown } from '../../lib/server/export-markdown';
+import { ensureActor } from '../../lib/server/workspace';
+import { freshDb, ok, seedTenant, target, type Tenant, type TestDb } from '../helpers/db';
+
+/**
+ * Workspace export and import: every row out, every row back, nothing else touched. The round trip
+ * is compared row by row, table by table (activity rows by their order: they get new sequence
+ * numbers on import). Runs on PGlite and on Postgres.
+ */
+
+let db: TestDb;
+let S: Tenant;
+let other: Tenant;
+let compared = { tables: 0, rows: 0 };
+
+async function refusal(p: Promise<unknown>): Promise<DataError['error']> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err, 'expected a refusal').toBeInstanceOf(DataError);
+  return (err as DataError).error;
+}
+
+/** The comparable content of an export: activity without its sequence numbers. */
+function content(doc: ExportDoc): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  for (const [k, rows] of Object.entries(doc.tables)) {
+    out[k] = k === 'activity' ? rows.map(({ id: _id, ...r }) => r) : rows;
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  db = await freshDb();
+  S = await seedTenant(db, 'exp-src');
+  other = await seedTenant(db, 'exp-other');
+  const helper = await S.addAgent('helper');
+  ok(await S.agent.call('project_create', { title: 'Payments', key: 'PAY', summary: 'Take money', description: 'Line one\n\nLine **two**' }));
+  ok(await S.agent.call('project_create', { title: 'Refunds', key: 'REF', parent_project_id: 'PAY', target_on: '2026-09-30' }));
+  const a = ok(await S.agent.call('task_create', { project_id: 'PAY', title: 'Schema', labels: ['db'], acceptance_criteria: [{ text: 'tables exist', met: true }, 'indexes'] }));
+  ok(await S.agent.call('task_create', { project_id: 'PAY', title: 'API "quotes" é 👩‍👩‍👧', body: "O'Brien's\nnotes", depends_on: [a.task_id], due_on: '2026-08-01', priority: 0 }));
+  ok(await S.agent.call('task_create', { project_id: 'PAY', title: 'Subtask', parent_task_id: 'PAY-1', assignee_actor_id: helper.id }));
+  ok(await S.agent.call('task_create_many', { project_id: 'REF', tasks: [{ title: 'r1' }, { title: 'r2', depends_on: [{ batch_index: 0 }] }] }));
+  ok(await helper.call('task_claim', { task_id: 'PAY-3', lease_seconds: 600 }));
+  ok(await S.agent.call('task_update', { task_id: 'PAY-1', patch: { status: 'in_progress', acceptance_criteria: [{ text: 'tables exist', met: true }] } }));
+  ok(await S.agent.call('task_update', { task_id: 'PAY-1', patch: { status: 'done' } }));
+  const c = ok(await S.human.call('comment_add', { object_type: 'task', object_id: 'PAY-2', body: 'Why "quotes"?', mentions: [S.agent.id] }));
+  ok(await S.agent.call('comment_add', { object_type: 'task', object_id: 'PAY-2', body: 'Legacy API', parent_comment_id: c.comment_id }));
+  ok(await S.agent.call('comment_add', { object_type: 'project', object_id: 'PAY', body: 'Kick-off notes' }));
+  // the memory and coordination rooms' records travel too
+  ok(await S.agent.call('decision_log', { title: 'Use Postgres for the ledger', choice: 'Postgres 15, one schema per room', rationale: 'RLS and SKIP LOCKED', project_id: 'PAY', related_task_ids: ['PAY-1'], options: [{ label: 'Postgres' }, { label: 'SQLite', cons: ['one writer'] }] }));
+  ok(await S.agent.call('knowledge_write', { title: 'Restart the consumer', body: 'systemctl restart invoice-consumer', kind: 'runbook', tags: ['ops'], related_task_ids: ['PAY-2'] }));
+  ok(await S.agent.call('skill_upsert', { slug: 'release-checklist', description: 'Use when shipping a release', body: '# Release\n\n1. Tag\n2. Push' }));
+  const h = ok(await S.agent.call('handoff_create', { to_actor_ids: [S.human.id], title: 'Approve the schema?', kind: 'approval', related_task_id: 'PAY-1' }));
+  ok(await S.human.call('handoff_claim', { handoff_id: h.handoff_id }));
+  ok(await S.human.call('handoff_respond', { handoff_id: h.handoff_id, response: { chosen_option: 'approve', text: 'Ship it' } }));
+  // vectors for the note and the decision, where pgvector is there (a stand-in model: the rows are what matters)
+  const { embedDue } = await import('../../lib/memory/backfill');
+  await embedDue(db, { model: 'export-test', kind: 'openai', embed: async (texts) => texts.map((t) => Array.from({ length: 8 }, (_, i) => ((t.length + i) % 7) / 7)) });
+  ok(await other.agent.call('project_create', { title: 'Elsewhere', key: 'ELS' }));
+  ok(await other.agent.call('task_create', { project_id: 'ELS', title: 'not exported' }));
+});
+afterAll(() => db.drop());
+
+describe('the export', () => {
+  it('covers every workspace table: each one is exported or named as left behind, with a reason', async () => {
+    const tables = await db.query<{ name: string }>(
+      `select n.nspname || '.' || c.relname as name
+         from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where c.relkind in ('r', 'p') and n.nspname in ('public', 'bullpen')
+          and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'tenant_id' and not a.attisdropped)
+        order by 1`,
+    );
+    const listed = new Set([...EXPORT_TABLES.map((t) => t.table), ...Object.keys(NOT_EXPORTED)]);
+    const missing = tables.map((t) => t.name).filter((n) => !listed.has(n));
+    expect(missing, 'add these to EXPORT_TABLES or NOT_EXPORTED in lib/server/export.ts').toEqual([]);
+    expect(tables.length).toBeGreaterThanOrEqual(7);
+    for (const reason of Object.values(NOT_EXPORTED)) expect(reason.length).toBeGreaterThan(20);
+  });
+
+  it('writes every row of the workspace and nothing of another one', async () => {
+    const doc = await exportWorkspace(db, S.slug);
+    expect(doc).toMatchObject({ format: 'bullpen.workspace-export', version: 1, workspace: { id: S.id, slug: S.slug } });
+    expect(doc.counts).toMatchObject({ actors: 3, projects: 2, tasks: 5, task_dependencies: 2, comments: 3, decisions: 1, decision_tasks: 1, notes: 1, note_tasks: 1, skills: 1, handoffs: 1, handoff_recipients: 1 });
+    expect(doc.counts.notifications).toBeGreaterThanOrEqual(1);
+    if (target === 'pglite') expect(doc.counts.memory_embeddings).toBe(2);
+    expect(doc.counts.activity).toBeGreaterThanOrEqual(12);
+    const text = JSON.stringify(doc);
+    expect(text).not.toContain(other.id);
+    expect(text).not.toContain('Elsewhere');
+    expect(text).not.toContain('tenant_id');
+    const api = doc.tables.tasks.find((t) => t.seq === 2 && t.title === 'API "quotes" é 👩‍👩‍👧');
+    expect(api).toMatchObject({ body: "O'Brien's\nnotes", due_on: '2026-08-01', priority: 0 });
+    // no credentials and no replay records travel
+    expect(doc.tables).not.toHaveProperty('api_keys');
+    expect(doc.tables).not.toHaveProperty('idempotency_keys');
+  });
+
+  it('answers NOT_FOUND for a workspace this server does not have', async () => {
+    expect((await refusal(exportWorkspace(db, 'no-such-ws'))).code).toBe('NOT_FOUND');
+  });
+
+  it('renders Markdown people can read: projects, tasks with status and criteria, threads, history', async () => {
+    const md = exportMarkdown(await exportWorkspace(db, S.slug));
+    expect(md).toContain(`# ${S.slug} (${S.slug})`);
+    expect(md).toContain('## PAY — Payments');
+    expect(md).toContain('#### PAY-2 · API "quotes" é 👩‍👩‍👧');
+    expect(md).toMatch(/#### PAY-1 · Schema\n\n\*\*done\*\*/);
+    expect(md).toContain('- [x] tables exist');
+    expect(md).toContain('depends on PAY-1');
+    expect(md).toContain('subtask of PAY-1');
+    expect(md).toContain(`> Why "quotes"?`);
+    expect(md).toContain(`**Human ${S.slug}**`);
+    expect(md).toContain('## REF — Refunds');
+    expect(md).toContain('## Decisions');
+    expect(md).toContain('### Use Postgres for the ledger');
+    expect(md).toContain('## Notes');
+    expect(md).toContain('### Approve the schema?');
+    expect(md).toContain('## Activity');
+  });
+});
+
+describe('import', () => {
+  it('round trip: export → import into a new workspace → export again loses nothing, row by row', async () => {
+    const first = await exportWorkspace(db, S.slug);
+    const r = await importWorkspace(db, first, { slug: 'exp-copy' });
+    expect(r).toMatchObject({ created_workspace: true, workspace: { slug: 'exp-copy' } });
+    expect(r.counts).toMatchObject(first.counts);
+    const second = await exportWorkspace(db, 'exp-copy');
+    expect(second.workspace.id).not.toBe(first.workspace.id);
+    const a = content(first);
+    const b = content(second);
+    expect(Object.keys(b).sort()).toEqual(Object.keys(a).sort());
+    for (const table of Object.keys(a)) expect(b[table], table).toEqual(a[table]);
+    compared = { tables: Object.keys(a).length, rows: Object.values(a).reduce((n, rows) => n + rows.length, 0) };
+    // activity: same rows in the same order, fresh sequence numbers
+    expect(second.tables.activity.map((x) => x.verb)).toEqual(first.tables.activity.map((x) => x.verb));
+    // the source is untouched
+    expect(content(await exportWorkspace(db, S.slug))).toEqual(a);
+  });
+
+  it('the imported workspace works: its agent claims by KEY-N, numbering continues, the graph holds', async () => {
+    const [ws] = await db.query<{ id: string }>(`select id from public.tenants where slug = 'exp-copy'`);
+    // bullpen agent add NAME finds the imported agent by its external_ref and mints it a key
+    const agent = await ensureActor(db, ws.id, { kind: 'agent', external_ref: `agent:${S.slug}`, display_name: 'ignored' });
+    expect(agent).toMatchObject({ id: S.agent.id, created: false });
+    const { execute } = await import('../../lib/core/execute');
+    const ctx = { db, claims: { sub: agent.id, role: 'authenticated' as const, tenant_id: ws.id, actor_id: agent.id, run_id: 'imp' } };
+    const got = await execute(ctx, 'task_get', { task_id: 'PAY-2' });
+    expect(ok(got).task).toMatchObject({ title: 'API "quotes" é 👩‍👩‍👧', ready: true });
+    const created = ok(await execute(ctx, 'task_create', { project_id: 'PAY', title: 'after import' }));
+    expect(created.ref).toBe('PAY-4');
+    const claimed = ok(await execute(ctx, 'task_claim', { project_id: 'PAY' }));
+    expect(claimed).toMatchObject({ claimed: true, task: { title: 'API "quotes" é 👩‍👩‍👧' } });
+    // and the source workspace still has its own PAY-2, unclaimed
+    expect(ok(await S.agent.call('task_get', { task_id: 'PAY-2' })).task.status).toBe('todo');
+  });
+
+  it('refuses a workspace that holds data, and changes nothing there', async () => {
+    const doc = await exportWorkspace(db, S.slug);
+    const before = content(await exportWorkspace(db, other.slug));
+    const e = await refusal(importWorkspace(db, doc, { slug: other.slug }));
+    expect(e.code).toBe('ALREADY_EXISTS');
+    expect(e.message).toContain(other.slug);
+    expect(content(await exportWorkspace(db, other.slug))).toEqual(before);
+  });
+
+  it('fills an existing empty workspace', async () => {
+    await db.query(`insert into public.tenants (slug, name) values ('exp-empty', 'Empty')`);
+    const r = await importWorkspace(db, await exportWorkspace(db, S.slug), { slug: 'exp-empty' });
+    expect(r).toMatchObject({ created_workspace: false, counts: { tasks: 5 } });
+  });
+
+  it('loads into another database entirely (a fresh server)', async () => {
+    const doc = JSON.parse(JSON.stringify(await exportWorkspace(db, S.slug))) as ExportDoc;
+    const elsewhere = await freshDb();
+    try {
+      const r = await importWorkspace(elsewhere, doc);
+      expect(r.workspace.slug).toBe(S.slug);
+      expect(content(await exportWorkspace(elsewhere, S.slug))).toEqual(content(doc));
+    } finally {
+      await elsewhere.drop();
+    }
+  });
+
+  it('refuses a file with a dangling reference, all or nothing, naming the field', async () => {
+    const doc = structuredClone(await exportWorkspace(db, S.slug));
+    doc.tables.tasks[0].project_id = '00000000-0000-4000-8000-000000000000';
+    const env = await refusal(importWorkspace(db, doc, { slug: 'exp-dangling' }));
+    expect(env.code).toBe('VALIDATION_ERROR');
+    expect(env.message).toContain('tables.tasks.project_id');
+    expect(env.details).toMatchObject({ fields: ['tables.tasks.project_id'] });
+    const [{ n }] = await db.query<{ n: number }>(`select count(*)::int as n from public.tenants where slug = 'exp-dangling'`);
+    expect(n).toBe(0);
+  });
+
+  it('embeddings are derived: a server without their table (no pgvector) imports everything else', async () => {
+    const [{ present }] = await db.query<{ present: boolean }>(`select to_regclass('public.memory_embeddings') is not null as present`);
+    const doc = structuredClone(await exportWorkspace(db, S.slug));
+    if (present) {
+      // this server has the table: the embeddings travel like any other rows (the round trip above)
+      expect(doc.tables).toHaveProperty('memory_embeddings');
+      return;
+    }
+    doc.tables.memory_embeddings = [{ object_type: 'note', object_id: '00000000-0000-4000-8000-000000000001', model: 'm', embedding: '[0.1,0.2]' }];
+    const r = await importWorkspace(db, doc, { slug: 'exp-no-vectors' });
+    expect(r.counts).toMatchObject({ tasks: 5, comments: 3 });
+    expect(r.counts).not.toHaveProperty('memory_embeddings');
+  });
+
+  it('refuses unknown columns, unknown tables with rows, and files that are not exports, naming the field', async () => {
+    const doc = structuredClone(await exportWorkspace(db, S.slug));
+    const bogus = structuredClone(doc);
+    bogus.tables.tasks[0].colour = 'red';
+    let e = await refusal(importWorkspace(db, bogus, { slug: 'exp-bad1' }));
+    expect(e).toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: ['tables.tasks.colour'] } });
+    const tenantCol = structuredClone(doc);
+    tenantCol.tables.projects[0].tenant_id = other.id;
+    e = await refusal(importWorkspace(db, tenantCol, { slug: 'exp-bad2' }));
+    expect(e.details).toMatchObject({ fields: ['tables.projects.tenant_id'] });
+    const future = structuredClone(doc);
+    future.tables.starships = [{ id: 'x' }];
+    e = await refusal(importWorkspace(db, future, { slug: 'exp-bad3' }));
+    expect(e.message).toContain('tables.starships');
+    e = await refusal(importWorkspace(db, { hello: 'world' }, { slug: 'exp-bad4' }));
+    expect(e).toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: ['format'] } });
+    const [{ n }] = await db.query<{ n: number }>(`select count(*)::int as n from public.tenants where slug like 'exp-bad%'`);
+    expect(n).toBe(0);
+  });
+});
+
+afterAll(() => {
+  console.log(`[export:${target}] round trip: ${compared.rows} rows in ${compared.tables} tables identical after export → import → export`);
+});
