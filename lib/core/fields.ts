@@ -5,42 +5,38 @@ import { ACTOR_KINDS, PROJECT_STATUSES, TASK_STATUSES, HANDOFF_KINDS, HANDOFF_ST
 
 export const uuid = z.guid();
 
-export const actorRef = z
-  .union([z.guid(), z.literal('me')])
-  .describe('an actor id, or "me" for yourself');
+// "me" needs no gloss: the guide and the server instructions say it is the caller
+export const actorRef = z.union([z.guid(), z.literal('me')]);
 
 export const nullableActorRef = actorRef.nullable();
 
+// These patterns are sent with every tool that takes a reference, so they are written short
+// (`\w` and `\d` are ASCII here, as in Ajv's unicode mode); the pattern alone bounds a project
+// reference's length, and a task reference's only from below.
+const UUID = '[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}';
+
 export const projectRef = z
   .string()
-  .min(1)
-  .max(64)
-  .regex(/^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[A-Za-z][A-Za-z0-9_]{0,15})$/, 'a project uuid or key')
-  .describe('project uuid or key (e.g. "PAY")');
+  .regex(new RegExp(`^(${UUID}|[A-Za-z]\\w{0,15})$`), 'a project uuid or key')
+  .describe('uuid or key, e.g. "PAY"');
 
 export const taskRef = z
   .string()
-  .min(1)
   .max(64)
-  .regex(/^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[A-Za-z][A-Za-z0-9_]*[-#]+[0-9]{1,9})$/, 'a task uuid or KEY-N reference')
-  .describe('task uuid or reference like "PAY-12"');
+  .regex(new RegExp(`^(${UUID}|[A-Za-z]\\w*[-#]+\\d{1,9})$`), 'a task uuid or KEY-N reference')
+  .describe('uuid or ref, e.g. "PAY-12"');
 
-export const idempotencyKey = z
-  .string()
-  .min(1)
-  .max(200)
-  .describe('makes this write safe to retry: the same key replays the first result (24 h)');
+// What an idempotency key does is the guide's `idempotency` topic; the name says the rest.
+export const idempotencyKey = z.string().min(1).max(200);
 
-export const limit = (def: number, max: number) =>
-  z.number().int().min(1).max(max).describe(`page size (default ${def}, max ${max})`);
+export const limit = (def: number, max: number) => z.number().int().min(1).max(max).describe(`default ${def}`);
 
-export const cursor = z.string().min(1).max(2000).describe('next_cursor from the previous page, verbatim');
+export const cursor = z.string().min(1).max(2000).describe('next_cursor of the last page');
 
 // the ISO pattern admits year 0000, which Postgres (rightly: there was none) refuses
 export const isoDate = z.iso
   .date()
-  .refine((s) => !s.startsWith('0000'), 'year 0000 does not exist: use 0001 or later')
-  .describe('YYYY-MM-DD');
+  .refine((s) => !s.startsWith('0000'), 'year 0000 does not exist: use 0001 or later');
 
 export const taskStatus = z.enum(TASK_STATUSES);
 

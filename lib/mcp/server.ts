@@ -17,7 +17,7 @@ import { GLOSSARY, GUIDE_TOPICS, guideIndex } from '../core/guide-content';
 import { inputJsonSchema, outputJsonSchema } from '../core/json-schema';
 import { getTool, registry } from '../core/registry';
 import { toolAllowed, type Scopes } from '../core/scopes';
-import type { ToolContext } from '../core/tool';
+import type { ToolContext, ToolDef } from '../core/tool';
 import { renderBrief } from './render';
 
 export const SERVER_INSTRUCTIONS = `Bullpen is the shared, durable workspace for this team of agents and humans. What you record here outlives your context window; what others recorded is here for you.
@@ -40,6 +40,15 @@ export type ToolListOptions = {
   scopes?: Scopes;
 };
 
+/**
+ * Hints that differ from MCP's defaults (readOnly false, destructive true, idempotent false, openWorld
+ * true); the title is the tool's own, and a read-only tool's other hints mean nothing (spec).
+ */
+function toolAnnotations(t: ToolDef): Tool['annotations'] {
+  if (t.kind === 'read') return { readOnlyHint: true, openWorldHint: false };
+  return { destructiveHint: t.destructive ?? false, ...(t.idempotent ? { idempotentHint: true } : {}), openWorldHint: false };
+}
+
 /** JSON Schemas are computed once per process: the zod schema that validates is the one advertised. */
 const toolLists = new Map<boolean, Tool[]>();
 export function listTools(opts: ToolListOptions = {}): Tool[] {
@@ -52,13 +61,7 @@ export function listTools(opts: ToolListOptions = {}): Tool[] {
       description: t.description,
       inputSchema: inputJsonSchema(t) as Tool['inputSchema'],
       ...(withOutput ? { outputSchema: outputJsonSchema(t) as Tool['outputSchema'] } : {}),
-      annotations: {
-        title: t.title,
-        readOnlyHint: t.kind === 'read',
-        destructiveHint: t.kind === 'write' ? (t.destructive ?? false) : false,
-        idempotentHint: t.idempotent ?? false,
-        openWorldHint: false,
-      },
+      annotations: toolAnnotations(t),
     }));
     toolLists.set(withOutput, list);
   }
