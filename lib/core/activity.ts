@@ -8,21 +8,20 @@ const severity = z.enum(['info', 'warn', 'critical']);
 
 const metadata = z
   .record(z.string().min(1).max(100), z.unknown())
-  .refine((v) => JSON.stringify(v).length <= 16_000, 'at most 16 kB of JSON')
-  .describe('structured detail, free-form');
+  .refine((v) => JSON.stringify(v).length <= 16_000, 'at most 16 kB of JSON');
 
 export const activityLogInput = z.strictObject({
   verb: z
     .string()
     .max(100)
     .regex(/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$/, 'dotted lower-case, e.g. "deploy.finished"')
-    .describe('your own, e.g. "deploy.finished"; task.*, run.* and other built-in verbs are Bullpen\'s'),
+    .describe('e.g. "deploy.finished"; built-in families are Bullpen\'s'),
   summary: z.string().trim().min(1).max(2000),
   object_type: z.enum(['task', 'project', 'run', 'decision', 'note', 'handoff', 'comment']).optional().describe('default your run'),
   object_id: z.string().min(1).max(128).optional().describe('uuid, KEY-N, project key or run key'),
-  run_id: runRef.optional().describe('your current run (default) or one you forked'),
+  run_id: runRef.optional(),
   severity: severity.optional().describe('default info'),
-  status: z.string().min(1).max(50).optional().describe('e.g. "succeeded", "degraded"'),
+  status: z.string().min(1).max(50).optional().describe('e.g. "succeeded"'),
   metadata: metadata.optional(),
   idempotency_key: idempotencyKey.optional(),
 });
@@ -74,9 +73,9 @@ export const activityTools = [
     room: 'activity',
     title: 'Log a milestone',
     description:
-      'Append a milestone worth narrating (every tool already logs its own changes): verb, summary, optional ' +
-      'object, severity, status, metadata. Append-only and deduplicated on content, so a retry is one row. ' +
-      'Returns {seq, deduplicated, activity}.',
+      'Appends a milestone worth narrating (tools log their own changes), deduplicated on content. Returns ' +
+      '{seq, deduplicated, activity}. Use when something happened outside Bullpen: a deploy, a test run, a ' +
+      'migration.',
     input: activityLogInput,
     output: activityLogOutput,
     kind: 'write',
@@ -88,8 +87,8 @@ export const activityTools = [
     room: 'activity',
     title: 'Read the activity log',
     description:
-      'Who did what, newest first: filter by project, actor ("me"), object, verb (or "task.*"), run, severity and ' +
-      'time window (since, until). Returns {activity, next_cursor}.',
+      'Returns who did what, newest first, by project, actor, object, verb (or family "task.*"), run, ' +
+      'severity and time: {activity, next_cursor}. Use when you reconstruct what happened.',
     input: activityQueryInput,
     output: activityQueryOutput,
     kind: 'read',

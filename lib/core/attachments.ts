@@ -12,7 +12,7 @@ export const attachAddInput = z
     object_id: objectRef,
     kind: z.enum(['file', 'link']),
     url: z.url({ protocol: /^https?$/ }).max(2000).optional().describe('required for kind "link"'),
-    storage_path: z.string().min(1).max(1000).optional().describe('required for kind "file": where it is stored'),
+    storage_path: z.string().min(1).max(1000).optional().describe('required for kind "file"'),
     title: z.string().min(1).max(500).optional(),
     filename: z.string().min(1).max(255).optional(),
     mime_type: z.string().min(1).max(255).optional(),
@@ -60,9 +60,9 @@ export const attachmentTools = [
     room: 'attachments',
     title: 'Attach a file or link',
     description:
-      'Attach a link (kind "link", url) or a stored file (kind "file", storage_path, e.g. from POST /api/files) to a ' +
-      'project, task, decision, note, comment or handoff. Proof on a task satisfies its evidence gate. ' +
-      'Returns {attachment_id, attachment}.',
+      'Attaches a link (url) or a stored file (storage_path, e.g. from POST /api/files) to a project, ' +
+      'task, decision, note, comment or handoff; on a task it is evidence. Returns {attachment_id, ' +
+      'attachment}. Use when proof or a reference belongs on the record.',
     input: attachAddInput,
     output: attachAddOutput,
     kind: 'write',
@@ -73,8 +73,8 @@ export const attachmentTools = [
     room: 'attachments',
     title: 'Remove an attachment',
     description:
-      'Soft-remove an attachment (its author or a workspace owner); it stays in the record with removed_at. ' +
-      'Returns {removed, already_removed, attachment}.',
+      'Soft-removes an attachment (its author or an owner); the record keeps it with removed_at. Returns ' +
+      '{removed, already_removed, attachment}. Use when an attachment was wrong.',
     input: attachRemoveInput,
     output: attachRemoveOutput,
     kind: 'write',
@@ -87,8 +87,8 @@ export const attachmentTools = [
     room: 'attachments',
     title: 'List attachments',
     description:
-      'The attachments on an object, newest first (removed ones only with include_removed). Files carry a ' +
-      'download_url. Returns {attachments, next_cursor}.',
+      'Returns the attachments on an object newest first, files with a download_url: {attachments, ' +
+      'next_cursor}. Use when you need the files or links on something.',
     input: attachmentQueryInput,
     output: attachmentQueryOutput,
     kind: 'read',

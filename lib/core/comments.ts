@@ -3,15 +3,15 @@ import { defineTool } from './tool';
 import { actorRef, cursor, idempotencyKey, limit, uuid } from './fields';
 import { commentRow, id, nextCursor, writeResult } from './rows';
 
-const objectType = z.enum(['task', 'project']).describe('threads exist on tasks and projects');
+const objectType = z.enum(['task', 'project']);
 const objectRef = z.string().min(1).max(64).describe('task uuid or KEY-N, project uuid or key');
 
 export const commentAddInput = z.strictObject({
   object_type: objectType,
   object_id: objectRef,
-  body: z.string().trim().min(1, 'write something first').max(20_000).describe('markdown'),
-  mentions: z.array(actorRef).max(50).optional().describe('actors to notify ("me" allowed)'),
-  parent_comment_id: uuid.optional().describe('reply to a comment of the same thread'),
+  body: z.string().trim().min(1, 'write something first').max(20_000),
+  mentions: z.array(actorRef).max(50).optional().describe('actors to notify'),
+  parent_comment_id: uuid.optional(),
   idempotency_key: idempotencyKey.optional(),
 });
 export type CommentAddInput = z.infer<typeof commentAddInput>;
@@ -44,9 +44,8 @@ export const commentTools = [
     room: 'comments',
     title: 'Comment on a task or project',
     description:
-      'Add a comment to the thread of a task (uuid or KEY-N) or a project, with optional @mentions and a parent ' +
-      'comment to reply to. Use it for findings, questions and hand-over notes that the next actor should read ' +
-      '(task_get returns the thread). Returns {comment_id, comment}.',
+      'Adds a comment to the thread of a task or project, with @mentions or as a reply. Returns ' +
+      '{comment_id, comment}. Use when you record findings, questions or notes the next actor should read.',
     input: commentAddInput,
     output: commentAddOutput,
     kind: 'write',
@@ -57,8 +56,8 @@ export const commentTools = [
     room: 'comments',
     title: 'Read a thread',
     description:
-      'Read the comment thread on a task or project, oldest first, with author and kind (agent or human). ' +
-      'Returns {comments, next_cursor}.',
+      'Returns the thread of a task or project, oldest first, with authors: {comments, next_cursor}. Use ' +
+      'when you need the discussion without the rest of task_get.',
     input: commentQueryInput,
     output: commentQueryOutput,
     kind: 'read',

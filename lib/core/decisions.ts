@@ -4,8 +4,7 @@ import { cursor, idempotencyKey, limit, projectRef, taskRef, uuid } from './fiel
 import { decisionHit, decisionRow, decisionStatus, id, nextCursor, searchMode, writeResult } from './rows';
 
 const proCon = z
-  .union([z.string().min(1).max(1000), z.array(z.string().min(1).max(1000)).max(20)])
-  .describe('one point or a list');
+  .union([z.string().min(1).max(1000), z.array(z.string().min(1).max(1000)).max(20)]);
 
 export const decisionOption = z.strictObject({
   label: z.string().min(1).max(200),
@@ -17,21 +16,21 @@ export const decisionOption = z.strictObject({
 export const relatedTaskIds = z
   .array(taskRef)
   .max(50)
-  .describe('tasks this came out of (uuid or KEY-N); task_get lists it under them');
+  .describe('tasks it came from');
 
 const loggedStatus = z.enum(['proposed', 'accepted', 'rejected']);
 const anyStatus = decisionStatus;
 
 export const decisionLogInput = z.strictObject({
   title: z.string().min(1).max(500),
-  choice: z.string().min(1).max(10_000).describe('what was decided, in one or two sentences'),
-  context: z.string().max(20_000).optional().describe('the situation that forced the decision'),
-  rationale: z.string().max(20_000).optional().describe('why this option'),
-  consequences: z.string().max(20_000).optional().describe('what follows from it, good and bad'),
-  options: z.array(decisionOption).max(20).optional().describe('the options weighed'),
-  project_id: projectRef.optional().describe('default: the superseded decision’s project, else workspace-wide'),
+  choice: z.string().min(1).max(10_000),
+  context: z.string().max(20_000).optional(),
+  rationale: z.string().max(20_000).optional(),
+  consequences: z.string().max(20_000).optional(),
+  options: z.array(decisionOption).max(20).optional(),
+  project_id: projectRef.optional().describe('default the superseded one’s'),
   status: loggedStatus.optional().describe('default accepted'),
-  supersedes_decision_id: uuid.optional().describe('the decision this replaces; it becomes status superseded'),
+  supersedes_decision_id: uuid.optional().describe('it becomes superseded'),
   related_task_ids: relatedTaskIds.optional(),
   idempotency_key: idempotencyKey.optional(),
 });
@@ -51,7 +50,7 @@ export type DecisionLogOutput = z.infer<typeof decisionLogOutput>;
 export const decisionSetStatusInput = z.strictObject({
   decision_id: uuid,
   status: loggedStatus,
-  note: z.string().min(1).max(2000).optional().describe('why (kept in the activity log)'),
+  note: z.string().min(1).max(2000).optional(),
   idempotency_key: idempotencyKey.optional(),
 });
 export type DecisionSetStatusInput = z.infer<typeof decisionSetStatusInput>;
@@ -61,16 +60,16 @@ export type DecisionSetStatusOutput = z.infer<typeof decisionSetStatusOutput>;
 
 export const decisionQueryInput = z.strictObject({
   project_id: projectRef.optional(),
-  q: z.string().min(1).max(1000).optional().describe('words to match; with semantic:true, what you want to recall'),
-  semantic: z.boolean().optional().describe('rank by meaning fused with words (needs q); default false: newest first'),
+  q: z.string().min(1).max(1000).optional(),
+  semantic: z.boolean().optional().describe('rank by meaning (needs q)'),
   status: z.union([anyStatus, z.array(anyStatus).min(1).max(4)]).optional(),
-  include_superseded: z.boolean().optional().describe('default false: superseded decisions are left out'),
-  since: z.iso.datetime({ offset: true }).optional().describe('logged at or after (ISO date-time)'),
-  task_id: taskRef.optional().describe('only decisions linked to this task'),
-  top_k: z.number().int().min(1).max(50).optional().describe('semantic: how many (default 10)'),
-  min_similarity: z.number().min(0).max(1).optional().describe('semantic: drop rows less similar than this (0–1)'),
+  include_superseded: z.boolean().optional(),
+  since: z.iso.datetime({ offset: true }).optional(),
+  task_id: taskRef.optional(),
+  top_k: z.number().int().min(1).max(50).optional().describe('default 10'),
+  min_similarity: z.number().min(0).max(1).optional(),
   limit: limit(50, 200).optional(),
-  cursor: cursor.optional().describe('listing only (not semantic)'),
+  cursor: cursor.optional(),
 });
 export type DecisionQueryInput = z.infer<typeof decisionQueryInput>;
 
@@ -89,9 +88,9 @@ export const decisionTools = [
     room: 'decisions',
     title: 'Log a decision',
     description:
-      'Record a decision others must follow: title + choice, with context, rationale, consequences and the options ' +
-      'weighed. Append-only: to change it, log a new one with supersedes_decision_id (the old one becomes superseded). ' +
-      'related_task_ids links the tasks it came from. Embedded in the background for recall. Returns {decision, decision_id, superseded}.',
+      'Records a decision others must follow: title, choice, context, rationale, consequences, options ' +
+      'weighed. Append-only: to change one, log another with supersedes_decision_id. Returns {decision, ' +
+      'decision_id, embedding_status, superseded}. Use when a choice is made that later work must respect.',
     input: decisionLogInput,
     output: decisionLogOutput,
     kind: 'write',
@@ -102,8 +101,8 @@ export const decisionTools = [
     room: 'decisions',
     title: 'Move a decision’s status',
     description:
-      'Set a decision to proposed, accepted or rejected. Only the status moves; the content is append-only ' +
-      '(supersede instead of editing). A superseded decision no longer moves. Returns {decision, previous_status, changed}.',
+      'Moves a decision between proposed, accepted and rejected; its content never changes (supersede ' +
+      'instead). Returns {decision, previous_status, changed}. Use when a proposal is accepted or rejected.',
     input: decisionSetStatusInput,
     output: decisionSetStatusOutput,
     kind: 'write',
@@ -115,9 +114,9 @@ export const decisionTools = [
     room: 'decisions',
     title: 'Find decisions',
     description:
-      'Check what was decided before you choose. Lists decisions newest first (q filters by words, cursor pages), or ' +
-      'with semantic:true recalls by meaning fused with words (top_k, min_similarity). Superseded decisions are left ' +
-      'out unless include_superseded. Returns {decisions, mode: hybrid|semantic|lexical, next_cursor}.',
+      'Lists decisions newest first, q filtering by words, or with semantic:true by meaning and words; ' +
+      'superseded ones only with include_superseded. Returns {decisions, mode, next_cursor}. Use when you ' +
+      'are about to choose: check what was decided.',
     input: decisionQueryInput,
     output: decisionQueryOutput,
     kind: 'read',

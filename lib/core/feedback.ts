@@ -11,14 +11,14 @@ export const featureRequestCreateInput = z.strictObject({
   body: z.string().trim().min(1).max(20_000).describe('what you tried, what happened, what would have helped'),
   kind: frKind,
   severity: z.enum(['low', 'medium', 'high']).optional().describe('default medium'),
-  tool_name: z.string().min(1).max(100).optional().describe('the tool that got in your way'),
+  tool_name: z.string().min(1).max(100).optional(),
   error_code: z.string().min(1).max(100).optional(),
   context: z
     .union([z.record(z.string(), z.unknown()), z.string().max(4000)])
     .refine((v) => JSON.stringify(v).length <= 8000, 'at most 8 kB')
     .optional()
-    .describe('the input you sent, the reply you got (no secrets)'),
-  fingerprint: z.string().min(1).max(200).optional().describe('same fingerprint while open = same request'),
+    .describe('what you sent and got back (no secrets)'),
+  fingerprint: z.string().min(1).max(200).optional().describe('dedup key while open'),
   idempotency_key: idempotencyKey.optional(),
 });
 export type FeatureRequestCreateInput = z.infer<typeof featureRequestCreateInput>;
@@ -54,9 +54,10 @@ export const feedbackTools = [
     room: 'feedback',
     title: 'Report a problem with Bullpen',
     description:
-      'File a bug, friction, missing capability or docs gap about Bullpen itself the moment it gets in your way. ' +
-      "The text is read by the workspace's owners and Bullpen's makers: never include secrets, keys or confidential " +
-      'content. Repeats while open are counted on one request. Returns {feature_request, created}.',
+      'Files a bug, friction, missing capability or docs gap about Bullpen itself; repeats while open ' +
+      "count on one request. Owners and Bullpen's makers read it: never include secrets. Returns " +
+      '{feature_request, feature_request_id, created, deduplicated, redacted}. Use when Bullpen gets in ' +
+      'your way.',
     input: featureRequestCreateInput,
     output: featureRequestCreateOutput,
     kind: 'write',
@@ -68,8 +69,8 @@ export const feedbackTools = [
     room: 'feedback',
     title: 'Read filed requests',
     description:
-      "The workspace's reports with their status (open → accepted → in_progress → shipped | declined) and " +
-      'resolution note: how a filer learns the outcome. Returns {feature_requests, counts, next_cursor}.',
+      "Returns the workspace's reports with status (open → accepted → in_progress → shipped | declined) " +
+      'and resolution: {feature_requests, counts, next_cursor}. Use when you want the outcome of a report.',
     input: featureRequestQueryInput,
     output: featureRequestQueryOutput,
     kind: 'read',

@@ -34,9 +34,8 @@ export const limit = (def: number, max: number) => z.number().int().min(1).max(m
 export const cursor = z.string().min(1).max(2000).describe('next_cursor of the last page');
 
 // the ISO pattern admits year 0000, which Postgres (rightly: there was none) refuses
-export const isoDate = z.iso
-  .date()
-  .refine((s) => !s.startsWith('0000'), 'year 0000 does not exist: use 0001 or later');
+export const YEAR_ZERO = 'year 0000 does not exist: use 0001 or later';
+export const isoDate = z.iso.date().refine((s) => !s.startsWith('0000'), YEAR_ZERO);
 
 export const taskStatus = z.enum(TASK_STATUSES);
 
@@ -50,7 +49,7 @@ export const handoffStatus = z.enum(HANDOFF_STATUSES);
 
 export const inboxItemKind = z.enum(INBOX_ITEM_KINDS);
 
-export const priority = z.number().int().min(0).max(4).describe('0 = most urgent … 4 = least; default 2');
+export const priority = z.number().int().min(0).max(4).describe('0 most urgent; default 2');
 
 export const label = z.string().min(1).max(64);
 
@@ -59,11 +58,11 @@ export const criterion = z.union([
   z.strictObject({ text: z.string().min(1).max(1000), met: z.boolean().default(false) }),
 ]);
 
-export const acceptanceCriteria = z.array(criterion).max(50).describe('checklist: [{text, met}] or plain strings (unmet)');
+export const acceptanceCriteria = z.array(criterion).max(50).describe('a string is an unmet criterion');
 
 /** Waiting instead of polling: shared by inbox and task_claim. */
 export const waitSeconds = z
   .number()
   .min(0)
   .max(60)
-  .describe('when nothing is there yet, hold up to this many seconds and return as soon as something arrives (0 = answer now)');
+  .describe('hold an empty answer until something arrives');

@@ -26,8 +26,8 @@ export const guideTools = [
     room: 'guide',
     title: 'How to use Bullpen',
     description:
-      'The manual for working in Bullpen. Call bare for the topic index; guide({topic}) for depth on one topic ' +
-      '(start with "the-loop"). Static: no database, safe to call anytime. Returns {topic, title, markdown}.',
+      'Returns the manual as {topic, title, markdown}: bare, the topic index and your tools; with topic, ' +
+      'that topic. Use when unsure how Bullpen works; start with "the-loop".',
     input: guideInput,
     output: guideOutput,
     kind: 'read',

@@ -16,20 +16,20 @@ import {
 import { handoffRow, id, inboxCounts, inboxItem, nextCursor, notificationRow, taskFull, waitedMs, writeResult } from './rows';
 
 export const handoffCreateInput = z.strictObject({
-  to_actor_ids: z.array(actorRef).min(1).max(50).describe('recipients: actor ids (agents or people), or "me"'),
+  to_actor_ids: z.array(actorRef).min(1).max(50),
   title: z.string().trim().min(1).max(500),
   kind: handoffKind.optional().describe('default handoff'),
-  body: z.string().max(100_000).optional().describe('markdown: what you need and by when'),
+  body: z.string().max(100_000).optional(),
   options: z
     .array(z.string().trim().min(1).max(200))
     .max(20)
     .optional()
-    .describe('answers to choose from (review defaults to approve, request_changes; approval to approve, reject)'),
-  allow_free_text: z.boolean().optional().describe('whether a text answer is accepted (default true)'),
-  due_at: z.iso.datetime({ offset: true }).optional().describe('ISO 8601 date-time'),
+    .describe('answers to choose from; review and approval have defaults'),
+  allow_free_text: z.boolean().optional().describe('default true'),
+  due_at: z.iso.datetime({ offset: true }).optional(),
   related_task_id: taskRef.optional(),
   related_project_id: projectRef.optional(),
-  fingerprint: z.string().min(1).max(200).optional().describe('dedup key; default derived from sender, recipients, kind, title and related object'),
+  fingerprint: z.string().min(1).max(200).optional().describe('dedup key; default from sender, recipients, kind, title'),
   idempotency_key: idempotencyKey.optional(),
 });
 export type HandoffCreateInput = z.infer<typeof handoffCreateInput>;
@@ -41,7 +41,7 @@ export const handoffCreateOutput = writeResult({
 });
 export type HandoffCreateOutput = z.infer<typeof handoffCreateOutput>;
 
-const handoffId = uuid.describe('the handoff id');
+const handoffId = uuid;
 
 export const handoffClaimInput = z.strictObject({
   handoff_id: handoffId,
@@ -59,10 +59,10 @@ export type HandoffClaimOutput = z.infer<typeof handoffClaimOutput>;
 export const handoffResponse = z
   .looseObject({
     chosen_option: z.string().min(1).max(200).optional().describe('one of the handoff options'),
-    text: z.string().max(20_000).optional().describe('free-text answer, when the handoff allows it'),
-    result_ref: z.string().max(2000).optional().describe('where the result is: a URL, a task ref, a commit'),
+    text: z.string().max(20_000).optional(),
+    result_ref: z.string().max(2000).optional().describe('a URL, task ref or commit'),
   })
-  .describe('{chosen_option?, text?, result_ref?, …}; other fields are kept as given');
+  .describe('other fields are kept');
 
 export const handoffRespondInput = z.strictObject({
   handoff_id: handoffId,
@@ -93,9 +93,9 @@ export const handoffQueryInput = z.strictObject({
   direction: z
     .enum(['to_me', 'from_me', 'any'])
     .optional()
-    .describe('from_me: ones you sent, with their answers; to_me: addressed to you; any (default): the workspace'),
+    .describe('from_me: sent by you; default any'),
   status: z.array(handoffStatus).max(4).optional(),
-  type: z.array(handoffKind).max(5).optional().describe('handoff kinds'),
+  type: z.array(handoffKind).max(5).optional(),
   related_task_id: taskRef.optional(),
   related_project_id: projectRef.optional(),
   limit: limit(50, 200).optional(),
@@ -107,8 +107,8 @@ export const handoffQueryOutput = z.strictObject({ handoffs: z.array(handoffRow)
 export type HandoffQueryOutput = z.infer<typeof handoffQueryOutput>;
 
 export const inboxInput = z.strictObject({
-  kinds: z.array(inboxItemKind).min(1).max(3).optional().describe('item kinds to return (default all)'),
-  ack: z.array(uuid).max(200).optional().describe('ids of items you have acted on: they never come back'),
+  kinds: z.array(inboxItemKind).min(1).max(3).optional().describe('default all'),
+  ack: z.array(uuid).max(200).optional().describe('ids of items you acted on'),
   wait_seconds: waitSeconds.optional(),
   limit: limit(50, 200).optional(),
   idempotency_key: idempotencyKey.optional(),
@@ -142,7 +142,7 @@ export type NotificationQueryOutput = z.infer<typeof notificationQueryOutput>;
 export const notificationMarkReadInput = z
   .strictObject({
     ids: z.array(uuid).min(1).max(200).optional(),
-    all: z.literal(true).optional().describe('mark every unread notification of yours'),
+    all: z.literal(true).optional(),
     idempotency_key: idempotencyKey.optional(),
   })
   .refine((v) => (v.ids === undefined) !== (v.all === undefined), { message: 'give ids or all: true (one of them)', path: ['ids'] });
@@ -160,10 +160,10 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'Hand work to someone',
     description:
-      'Send a work request to one or more actors (agents or people; "me" allowed): kind handoff, question, review, ' +
-      'collab or approval, with optional options to choose from, a related task or project and due_at. A live ' +
-      'duplicate (same fingerprint) returns the open one with deduped:true instead of a copy. Read the answer later ' +
-      'with handoff_query direction:"from_me" or inbox. Returns {handoff, handoff_id, deduped}.',
+      'Asks actors for something: kind handoff, question, review, collab or approval, with options, a ' +
+      'related task or project and due_at; a live duplicate (same fingerprint) comes back with ' +
+      "deduped:true. Returns {handoff, handoff_id, deduped}. Use when you need another actor's work or " +
+      'answer; its answer arrives in inbox.',
     input: handoffCreateInput,
     output: handoffCreateOutput,
     kind: 'write',
@@ -174,8 +174,9 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'Claim a handoff',
     description:
-      'Take an open handoff addressed to you so other recipients do not work it too (open → claimed). Exactly one ' +
-      'racing recipient wins; the others get CONFLICT naming who holds it since when. Returns {handoff, claimed}.',
+      'Takes an open handoff addressed to you so no other recipient works it; a racing loser gets CONFLICT ' +
+      'naming the holder. Returns {handoff, claimed, already_yours}. Use when you start on a handoff sent ' +
+      'to several actors.',
     input: handoffClaimInput,
     output: handoffClaimOutput,
     kind: 'write',
@@ -187,9 +188,9 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'Answer a handoff',
     description:
-      'Answer a handoff addressed to you: response {chosen_option (one of its options), text, result_ref, …}. ' +
-      'A review answered request_changes (say what in text) sends its task back to the assignee with your text as a ' +
-      'comment; approve lets the task close. The sender is notified. Returns {handoff, task?}.',
+      'Answers a handoff addressed to you and notifies the sender; a review answered request_changes sends ' +
+      'its task back with your text as a comment, approve lets it close. Returns {handoff, task?, ' +
+      'task_moved?}. Use when you have the answer or the result.',
     input: handoffRespondInput,
     output: handoffRespondOutput,
     kind: 'write',
@@ -200,8 +201,8 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'Close a handoff',
     description:
-      'Close a handoff you sent, or one you claimed: resolution processed (default) or cancelled, with a note. A ' +
-      'resolved handoff no longer dedups. Returns {handoff}.',
+      'Closes a handoff you sent or claimed, as processed (default) or cancelled; a resolved one no longer ' +
+      'dedups. Returns {handoff}. Use when the matter is settled.',
     input: handoffResolveInput,
     output: handoffResolveOutput,
     kind: 'write',
@@ -213,9 +214,8 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'List handoffs',
     description:
-      'List handoffs newest first, with recipients and answers. direction "from_me" is how you read the answer to ' +
-      'something you asked; "to_me" what was addressed to you; "any" the workspace. Filters: status[], type[], ' +
-      'related task or project. Returns {handoffs, next_cursor}.',
+      'Lists handoffs newest first with recipients and answers; direction from_me (sent by you), to_me or ' +
+      'any. Returns {handoffs, next_cursor}. Use when you look for the answer to what you asked.',
     input: handoffQueryInput,
     output: handoffQueryOutput,
     kind: 'read',
@@ -226,10 +226,9 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'Your inbox',
     description:
-      'The cheap poll of what waits for you: open handoffs addressed to you, answers to handoffs you sent, and your ' +
-      'unread notifications, oldest first. Ack after act: do the work, then pass the item ids in ack on the next ' +
-      'call; an item never acked comes back, so a crash loses nothing. wait_seconds (≤ 60) holds an empty answer ' +
-      'until something arrives instead of polling. Returns {items, total, counts, acked}.',
+      'Returns what waits for you, oldest first (handoffs to you, answers to yours, notifications): ' +
+      '{items, total, counts, acked}. Pass the ids you handled in ack; unacked items come back. Use when ' +
+      'idle or between tasks, with wait_seconds instead of polling.',
     input: inboxInput,
     output: inboxOutput,
     kind: 'write',
@@ -246,9 +245,9 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'Your notifications',
     description:
-      'Read your own notifications, newest first (handoffs to you, answers, @mentions, assignments, review requests, ' +
-      'unblocked tasks); nobody else can read them. unread_only:true for the unread. Returns {notifications, ' +
-      'unread_count, next_cursor}.',
+      'Returns your notifications newest first (handoffs, answers, @mentions, assignments, reviews, ' +
+      'unblocked tasks): {notifications, unread_count, next_cursor}. Use when you need more than inbox ' +
+      'shows.',
     input: notificationQueryInput,
     output: notificationQueryOutput,
     kind: 'read',
@@ -258,7 +257,9 @@ export const handoffTools = [
     name: 'notification_mark_read',
     room: 'handoffs',
     title: 'Mark notifications read',
-    description: 'Mark your notifications read, by ids or all:true. Returns {marked (how many changed), unread_count}.',
+    description:
+      'Marks your notifications read, by ids or all:true. Returns {marked, unread_count}. Use when you ' +
+      'have seen them outside inbox acks.',
     input: notificationMarkReadInput as unknown as z.ZodObject,
     output: notificationMarkReadOutput,
     kind: 'write',

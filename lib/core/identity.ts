@@ -8,7 +8,7 @@ export const whoamiInput = z.strictObject({
     .array(z.enum(['tasks', 'inbox', 'delta', 'projects']))
     .max(4)
     .optional()
-    .describe('sections to return (default all)'),
+    .describe('default all'),
 });
 export type WhoamiInput = z.infer<typeof whoamiInput>;
 
@@ -45,11 +45,11 @@ export const whoamiOutput = z.strictObject({
 export type WhoamiOutput = z.infer<typeof whoamiOutput>;
 
 export const registerActorInput = z.strictObject({
-  external_ref: z.string().min(1).max(200).describe('your stable identity, e.g. "claude-code:alice-laptop"'),
+  external_ref: z.string().min(1).max(200).describe('stable identity, e.g. "claude-code:alice-laptop"'),
   kind: actorKind,
   display_name: z.string().min(1).max(200).optional(),
-  group: z.string().min(1).max(100).optional().describe('team or pool, e.g. "backend"'),
-  role: z.string().min(1).max(100).optional().describe('what this actor does, e.g. "reviewer"'),
+  group: z.string().min(1).max(100).optional().describe('e.g. "backend"'),
+  role: z.string().min(1).max(100).optional().describe('e.g. "reviewer"'),
   capabilities: z.array(z.string().min(1).max(64)).max(50).optional(),
   idempotency_key: idempotencyKey.optional(),
 });
@@ -77,9 +77,9 @@ export const identityTools = [
     room: 'identity',
     title: 'Who am I and what is mine',
     description:
-      'Call first in every run. Returns your actor and workspace, your open tasks (in_progress first), your inbox, ' +
-      'pool.ready (how many tasks you could claim now), active projects, the delta of what others did since you were ' +
-      'last seen, and hints.next: a concrete next tool call. Advances your last_seen_at.',
+      'Returns your actor, workspace, open tasks, inbox, pool.ready (tasks claimable now), projects, delta ' +
+      '(what changed since your last visit) and hints.next (the call to make next). Use when a run starts, ' +
+      'first.',
     input: whoamiInput,
     output: whoamiOutput,
     kind: 'read',
@@ -90,9 +90,9 @@ export const identityTools = [
     room: 'identity',
     title: 'Register an actor',
     description:
-      'Register (or re-resolve) an agent, human or service by external_ref so it can be assigned tasks and addressed ' +
-      'in handoffs. Idempotent by external_ref: racing calls converge on one actor; returns {actor, created}. ' +
-      'The same external_ref with a different kind is a CONFLICT.',
+      'Registers or re-resolves an agent, human or service by external_ref (the same ref with another kind ' +
+      'is CONFLICT). Returns {actor, created}. Use when an actor must exist before you assign it work or a ' +
+      'handoff.',
     input: registerActorInput,
     output: registerActorOutput,
     kind: 'write',
@@ -104,8 +104,8 @@ export const identityTools = [
     room: 'identity',
     title: 'Find actors',
     description:
-      'Directory of the workspace: find actors by kind, group, capability or free text. Use it to get actor ids ' +
-      'before assigning tasks or creating handoffs. Returns {actors, next_cursor}.',
+      'Finds actors by kind, group, capability or text. Returns {actors, next_cursor}. Use when you need ' +
+      'an actor id to assign a task or address a handoff.',
     input: actorQueryInput,
     output: actorQueryOutput,
     kind: 'read',

@@ -32,6 +32,7 @@ export type JsonSchema = {
 // - date: ajv checks the calendar; the zod field refuses year 0000 on top (fields.ts isoDate).
 // - date-time (offset, any precision): ajv checks calendar and ranges but also takes a lower-case or
 //   space separator, `+0200`, no zone minutes and a leap second; the pattern keeps zod's spelling.
+// - url (http/https only): ajv's uri takes any scheme.
 const GUID = { type: 'string', format: 'uuid', maxLength: 36 };
 const DATE = { type: 'string', format: 'date', pattern: '^(?!0000)' };
 const DATE_TIME = {
@@ -40,7 +41,7 @@ const DATE_TIME = {
   pattern: '^\\d{4}-\\d\\d-\\d\\dT([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d+)?(Z|[+-]([01]\\d|2[0-3]):[0-5]\\d)$',
 };
 
-type StringDef = { type: string; format?: string; offset?: boolean; local?: boolean; precision?: number | null; checks?: unknown[] };
+type StringDef = { type: string; format?: string; offset?: boolean; local?: boolean; precision?: number | null; protocol?: RegExp };
 
 /** The compact spelling of a zod string format, when there is one that accepts exactly the same. */
 function compactFormat(def: StringDef): JsonSchema | undefined {
@@ -49,6 +50,8 @@ function compactFormat(def: StringDef): JsonSchema | undefined {
   // zod's date check is its regex; the only other check a date field carries is the year-0000 refine
   if (def.format === 'date') return DATE;
   if (def.format === 'datetime' && def.offset && !def.local && def.precision == null) return DATE_TIME;
+  // ajv's uri takes any scheme; a web URL's is http or https
+  if (def.format === 'url' && def.protocol?.source === '^https?$') return { type: 'string', format: 'uri', pattern: '^https?://' };
   return undefined;
 }
 
@@ -76,8 +79,8 @@ function advertise(node: JsonSchema): JsonSchema {
         }
         return [s];
       });
-    } else if (k === 'items' || k === 'additionalProperties' || k === 'not') {
-      out[k] = v && typeof v === 'object' ? advertise(v as JsonSchema) : v;
+    } else if ((k === 'items' || k === 'additionalProperties' || k === 'not') && v && typeof v === 'object') {
+      out[k] = advertise(v as JsonSchema);
     } else out[k] = v;
   }
   if ('const' in out && out.type === typeof out.const) delete out.type;

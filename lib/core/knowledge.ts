@@ -5,13 +5,13 @@ import { relatedTaskIds } from './decisions';
 import { id, noteHit, noteKind, noteRow, searchMode, writeResult } from './rows';
 
 const tag = z.string().min(1).max(64);
-const expiresAt = z.iso.datetime({ offset: true }).describe('the note expires then: it leaves search and is purged (ISO date-time)');
+const expiresAt = z.iso.datetime({ offset: true }).describe('then it is purged');
 
 export const knowledgeWriteInput = z.strictObject({
   title: z.string().min(1).max(500),
-  body: z.string().min(1).max(100_000).describe('markdown'),
+  body: z.string().min(1).max(100_000),
   kind: noteKind.optional().describe('default note'),
-  project_id: projectRef.optional().describe('default: workspace-wide'),
+  project_id: projectRef.optional(),
   tags: z.array(tag).max(20).optional(),
   expires_at: expiresAt.optional(),
   related_task_ids: relatedTaskIds.optional(),
@@ -31,12 +31,11 @@ export const knowledgeUpdateInput = z.strictObject({
       tags: z.array(tag).max(20).optional(),
       kind: noteKind.optional(),
       project_id: projectRef.nullable().optional(),
-      expires_at: expiresAt.nullable().optional().describe('null keeps the note for good'),
-      related_task_ids: relatedTaskIds.optional().describe('replaces the linked tasks'),
+      expires_at: expiresAt.nullable().optional().describe('null keeps it for good'),
+      related_task_ids: relatedTaskIds.optional().describe('replaces them'),
     })
-    .refine((p) => Object.keys(p).length > 0, 'name at least one field to change')
-    .describe('only the named fields change'),
-  expected_version: z.number().int().min(1).max(2_147_483_647).optional().describe('refuse with CONFLICT unless the note is still at this version'),
+    .refine((p) => Object.keys(p).length > 0, 'name at least one field to change'),
+  expected_version: z.number().int().min(1).max(2_147_483_647).optional().describe('CONFLICT unless still this version'),
   idempotency_key: idempotencyKey.optional(),
 });
 export type KnowledgeUpdateInput = z.infer<typeof knowledgeUpdateInput>;
@@ -50,13 +49,13 @@ export const knowledgeUpdateOutput = writeResult({
 export type KnowledgeUpdateOutput = z.infer<typeof knowledgeUpdateOutput>;
 
 export const knowledgeSearchInput = z.strictObject({
-  q: z.string().min(1).max(1000).optional().describe('what you want to know, in your own words; omit to list the newest notes'),
+  q: z.string().min(1).max(1000).optional().describe('in your own words; omit for the newest'),
   project_id: projectRef.optional(),
   kind: noteKind.optional(),
-  tags: z.array(tag).max(20).optional().describe('notes carrying all of these'),
+  tags: z.array(tag).max(20).optional().describe('all of these'),
   top_k: z.number().int().min(1).max(50).optional().describe('default 10'),
-  min_similarity: z.number().min(0).max(1).optional().describe('drop notes less similar in meaning than this (0–1)'),
-  lexical_only: z.boolean().optional().describe('match words only (full text + trigram), no embedding'),
+  min_similarity: z.number().min(0).max(1).optional(),
+  lexical_only: z.boolean().optional(),
 });
 export type KnowledgeSearchInput = z.infer<typeof knowledgeSearchInput>;
 
@@ -74,9 +73,9 @@ export const knowledgeTools = [
     room: 'knowledge',
     title: 'Write a knowledge note',
     description:
-      'Save what the next actor should know (how to run X, why Y is shaped so, the gotcha that cost an hour) as a ' +
-      'note, runbook, finding or snippet. Returns at once with embedding_status "pending"; the embedding follows in ' +
-      'the background. expires_at makes it temporary; related_task_ids links tasks. Returns {note, note_id, embedding_status}.',
+      'Saves a note, runbook, finding or snippet for later actors; it is embedded in the background ' +
+      '(embedding_status "pending"). Returns {note, note_id, embedding_status}. Use when you learned what ' +
+      'cost time: how to run X, why Y, a gotcha.',
     input: knowledgeWriteInput,
     output: knowledgeWriteOutput,
     kind: 'write',
@@ -87,9 +86,9 @@ export const knowledgeTools = [
     room: 'knowledge',
     title: 'Update a knowledge note',
     description:
-      'Patch a note (title, body, tags, kind, project, expiry, linked tasks); fix a note you found wrong instead of ' +
-      'writing a contradicting one. Re-embeds only when the text changes. expected_version guards concurrent edits. ' +
-      'Returns {note, changed, embedding_status, re_embed}.',
+      'Patches a note, re-embedding only when the text changes; expected_version guards concurrent edits. ' +
+      'Returns {note, changed, embedding_status, re_embed}. Use when a note is wrong or stale, instead of ' +
+      'writing a contradicting one.',
     input: knowledgeUpdateInput,
     output: knowledgeUpdateOutput,
     kind: 'write',
@@ -101,9 +100,9 @@ export const knowledgeTools = [
     room: 'knowledge',
     title: 'Search knowledge by meaning',
     description:
-      'Search notes before you redo research. Finds notes by meaning fused with matching words, so other words than ' +
-      "the note's work; lexical_only:true matches words only. Expired notes never appear. Returns {results (notes " +
-      'with similarity and score), mode: hybrid|semantic|lexical, fallback_reason}.',
+      'Finds notes by meaning fused with words (lexical_only: words only); expired notes never appear. ' +
+      'Returns {results, mode, model, fallback_reason}. Use when you start research: someone may have ' +
+      'written it down.',
     input: knowledgeSearchInput,
     output: knowledgeSearchOutput,
     kind: 'read',

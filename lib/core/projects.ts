@@ -6,7 +6,7 @@ import { id, nextCursor, projectBrief, projectListRow, projectRow, writeResult }
 const projectKey = z
   .string()
   .regex(/^[A-Za-z][A-Za-z0-9_]{0,15}$/, '1–16 letters, digits or _, starting with a letter')
-  .describe('short handle, e.g. "PAY" (stored upper-case); derived from the title when omitted');
+  .describe('e.g. "PAY"; default from the title');
 
 export const projectCreateInput = z.strictObject({
   title: z.string().min(1).max(200),
@@ -15,7 +15,7 @@ export const projectCreateInput = z.strictObject({
   description: z.string().max(50000).optional(),
   status: projectStatus.optional().describe('default active'),
   parent_project_id: projectRef.optional(),
-  owner_actor_id: actorRef.optional().describe('default: you'),
+  owner_actor_id: actorRef.optional().describe('default you'),
   target_on: isoDate.optional(),
   idempotency_key: idempotencyKey.optional(),
 });
@@ -36,7 +36,7 @@ export const projectUpdateInput = z.strictObject({
       owner_actor_id: actorRef.nullable().optional(),
       parent_project_id: projectRef.nullable().optional(),
     })
-    .describe('only the named fields change; null clears a clearable field'),
+    .describe('null clears a field'),
   idempotency_key: idempotencyKey.optional(),
 });
 export type ProjectUpdateInput = z.infer<typeof projectUpdateInput>;
@@ -53,7 +53,7 @@ export const projectQueryInput = z.strictObject({
   q: z.string().min(1).max(200).optional(),
   owner_actor_id: actorRef.optional(),
   repository_id: uuid.optional(),
-  detail: z.enum(['summary', 'full']).optional().describe('full adds task counts per project'),
+  detail: z.enum(['summary', 'full']).optional().describe('full adds task counts'),
   limit: limit(50, 200).optional(),
   cursor: cursor.optional(),
 });
@@ -80,8 +80,8 @@ export const projectTools = [
     room: 'projects',
     title: 'Create a project',
     description:
-      'Create a project (optionally under a parent). Returns {project, project_id, key}. The key is the short ' +
-      'handle tasks are named by (PAY-12); omit it to derive one from the title.',
+      'Creates a project, optionally under a parent; its key names its tasks (PAY-12). Returns {project, ' +
+      'project_id, key}. Use when work starts that belongs to no existing project.',
     input: projectCreateInput,
     output: projectCreateOutput,
     kind: 'write',
@@ -92,8 +92,8 @@ export const projectTools = [
     room: 'projects',
     title: 'Update a project',
     description:
-      'Patch a project: only the fields named in patch change; null clears. A parent that would make a cycle is ' +
-      'refused (CYCLE_DETECTED). Returns {project, changed}.',
+      'Patches a project; a parent that would make a cycle is CYCLE_DETECTED. Returns {project, changed}. ' +
+      'Use when its status, owner, dates or text change.',
     input: projectUpdateInput,
     output: projectUpdateOutput,
     kind: 'write',
@@ -105,8 +105,8 @@ export const projectTools = [
     room: 'projects',
     title: 'List projects',
     description:
-      'List or search projects in your workspace. detail:"full" adds task counts (by status, ready). ' +
-      'Returns {projects, next_cursor}.',
+      'Lists or searches projects; detail:"full" adds task counts. Returns {projects, next_cursor}. Use ' +
+      'when you need a project key or an overview.',
     input: projectQueryInput,
     output: projectQueryOutput,
     kind: 'read',
@@ -117,8 +117,8 @@ export const projectTools = [
     room: 'projects',
     title: 'Project brief',
     description:
-      'One-call orientation on a project (by key or uuid): status, task counts, top open tasks, recent decisions, ' +
-      'knowledge, repositories and recent activity. Call it when you start work on a project you do not know.',
+      'Returns one project at a glance: status, task counts, top open tasks, recent decisions, knowledge, ' +
+      'repositories, activity. Use when you start on a project you do not know.',
     input: projectBriefInput,
     output: projectBriefOutput,
     kind: 'read',

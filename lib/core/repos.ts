@@ -11,7 +11,7 @@ const remoteUrl = z
   .min(1)
   .max(2000)
   .transform(stripCredentials)
-  .describe('e.g. `git remote get-url origin`; credentials are stripped');
+  .describe('`git remote get-url origin`');
 
 const refType = z.enum(['commit', 'branch', 'pr', 'tag', 'compare']);
 const prState = prStateRow;
@@ -21,8 +21,8 @@ const objectRef = z.string().min(1).max(64).describe('uuid, or KEY-N for a task,
 
 const codeRefFields = {
   ref_type: refType.describe('commit needs sha, branch branch, pr pr_number or pr_url, tag tag, compare url'),
-  repository_id: uuid.optional().describe("default your run's repository, else the project's primary one"),
-  sha: sha.optional().describe("default your run's head_sha (commit, tag)"),
+  repository_id: uuid.optional().describe("default your run's, else the project's primary"),
+  sha: sha.optional().describe("default your run's head"),
   branch: z.string().min(1).max(250).optional().describe("default your run's branch"),
   tag: z.string().min(1).max(250).optional(),
   pr_number: z.number().int().min(1).max(999_999_999).optional(),
@@ -30,14 +30,14 @@ const codeRefFields = {
   pr_state: prState.optional().describe('pr only; default open'),
   title: z.string().min(1).max(500).optional(),
   url: webUrl.optional(),
-  run_id: runRef.optional().describe('the run that produced it; default your current run'),
+  run_id: runRef.optional(),
   idempotency_key: idempotencyKey.optional(),
 };
 
 export const repoRegisterInput = z.strictObject({
-  autodetect: z.boolean().optional().describe('use the repository you stand in (the default with no other input)'),
+  autodetect: z.boolean().optional().describe('the repository you stand in (default without input)'),
   remote_url: remoteUrl.optional(),
-  host: z.string().min(1).max(253).optional().describe('with owner/name or slug; default github.com'),
+  host: z.string().min(1).max(253).optional().describe('default github.com'),
   owner: z.string().min(1).max(200).optional(),
   name: z.string().min(1).max(200).optional(),
   slug: z.string().min(3).max(400).optional().describe('owner/name'),
@@ -59,7 +59,7 @@ export const repoLinkInput = z
     repository_id: uuid.optional(),
     repo_slug: z.string().min(3).max(400).optional().describe('owner/name or host/owner/name'),
     role: z.enum(['primary', 'dependency', 'docs']).optional().describe('default primary'),
-    remove: z.boolean().optional().describe('unlink instead'),
+    remove: z.boolean().optional(),
     idempotency_key: idempotencyKey.optional(),
   })
   .superRefine((v, ctx) => {
@@ -82,7 +82,7 @@ export const repoLinkOutput = writeResult({
 export const repoQueryInput = z.strictObject({
   repository_id: uuid.optional(),
   slug: z.string().min(1).max(400).optional().describe('owner/name'),
-  project_id: projectRef.optional().describe("that project's repositories"),
+  project_id: projectRef.optional(),
   host: z.string().min(1).max(253).optional(),
   q: z.string().min(1).max(200).optional(),
   limit: limit(50, 200).optional(),
@@ -120,8 +120,7 @@ export const codeRefUpdateInput = z.strictObject({
       title: z.string().min(1).max(500).nullable().optional(),
       url: webUrl.nullable().optional(),
     })
-    .refine((p) => Object.keys(p).length > 0, 'name at least one field to change')
-    .describe('only the named fields change'),
+    .refine((p) => Object.keys(p).length > 0, 'name at least one field to change'),
   idempotency_key: idempotencyKey.optional(),
 });
 export type CodeRefUpdateInput = z.infer<typeof codeRefUpdateInput>;
@@ -152,9 +151,9 @@ export const repoTools = [
     room: 'repositories',
     title: 'Register a repository',
     description:
-      'Resolve or register a git repository, deduplicated by its normalised remote (credentials stripped). ' +
-      'With no input it uses the repository you stand in: over MCP the server cannot see your directory, so send ' +
-      'the X-Bullpen-Repo header, run_heartbeat remote_url, or pass remote_url. Returns {repository, created}.',
+      'Resolves or registers a git repository by its normalised remote (credentials stripped); without ' +
+      'input, the one you stand in (over MCP: the X-Bullpen-Repo header or remote_url). Returns ' +
+      '{repository, repository_id, created, current_run}. Use when a repository is not known yet.',
     input: repoRegisterInput,
     output: repoRegisterOutput,
     kind: 'write',
@@ -166,8 +165,9 @@ export const repoTools = [
     room: 'repositories',
     title: 'Link a project to a repository',
     description:
-      'Link a project to a repository (repository_id or repo_slug) as primary, dependency or docs; linking again ' +
-      'changes the role, remove:true unlinks. task_claim repository_ids and project_query repository_id follow links.',
+      'Links a project to a repository as primary, dependency or docs; linking again changes the role, ' +
+      'remove:true unlinks. Returns {project_id, repository, linked, role, previous_role, created}. Use ' +
+      "when a project's code lives in a repository.",
     input: repoLinkInput,
     output: repoLinkOutput,
     kind: 'write',
@@ -179,8 +179,8 @@ export const repoTools = [
     room: 'repositories',
     title: 'List repositories',
     description:
-      "List the workspace's repositories, each with its linked projects and roles; project_id gives one " +
-      "project's. Returns {repositories, next_cursor}.",
+      'Lists repositories with their linked projects and roles. Returns {repositories, next_cursor}. Use ' +
+      'when you need a repository id or the repositories of a project.',
     input: repoQueryInput,
     output: repoQueryOutput,
     kind: 'read',
@@ -191,9 +191,9 @@ export const repoTools = [
     room: 'repositories',
     title: 'Link code to a task',
     description:
-      'Record the commit, branch, PR, tag or compare view that delivered a task. Repository, branch and sha ' +
-      'default from your run (run_heartbeat), so {task_id, ref_type:"commit"} often suffices. The same ref again ' +
-      'updates it. Satisfies the evidence gate. Returns {code_ref, created}.',
+      'Records the commit, branch, PR, tag or compare that delivered a task; repository, branch and sha ' +
+      'default from your run, the same ref again updates it. Satisfies the evidence gate. Returns ' +
+      '{code_ref_id, code_ref, created}. Use when you commit or open a PR for a task.',
     input: taskCodeRefInput,
     output: codeRefWritten,
     kind: 'write',
@@ -205,8 +205,9 @@ export const repoTools = [
     room: 'repositories',
     title: 'Link code to any object',
     description:
-      'task_code_ref for a task, decision, note or project (object_type, object_id), with the same run defaults. ' +
-      'Returns {code_ref, created}.',
+      'task_code_ref for a task, decision, note or project (object_type, object_id), with the same ' +
+      'defaults. Returns {code_ref_id, code_ref, created}. Use when code belongs to something other than a ' +
+      'task.',
     input: codeRefAddInput,
     output: codeRefWritten,
     kind: 'write',
@@ -218,8 +219,8 @@ export const repoTools = [
     room: 'repositories',
     title: 'Move a PR forward',
     description:
-      'Patch a code ref: pr_state (open, draft, merged, closed), sha, title, url. Merging logs pr.merged, closing ' +
-      'pr.closed on the task; a PR closed unmerged no longer counts as evidence. Returns {code_ref, changed}.',
+      'Patches a code ref (pr_state, sha, title, url): merged logs pr.merged; a PR closed unmerged stops ' +
+      'counting as evidence. Returns {code_ref, changed, previous_pr_state}. Use when a PR moves.',
     input: codeRefUpdateInput,
     output: codeRefUpdateOutput,
     kind: 'write',
@@ -231,8 +232,8 @@ export const repoTools = [
     room: 'repositories',
     title: 'Find code refs',
     description:
-      'What code delivered this work: code refs newest first, by object, repository, ref type, PR state or run. ' +
-      'Returns {code_refs, next_cursor}.',
+      'Returns code refs newest first by object, repository, ref type, PR state or run: {code_refs, ' +
+      'next_cursor}. Use when you ask which code delivered some work.',
     input: codeRefQueryInput,
     output: codeRefQueryOutput,
     kind: 'read',

@@ -6,19 +6,18 @@ import { id, nextCursor, runCounts, runRow, runStatus as runStatusRow, timestamp
 /** A run key: what X-Bullpen-Run / BULLPEN_RUN_ID carry. */
 export const runKey = z
   .string()
-  .regex(/^[A-Za-z0-9._:@-]{1,128}$/, '1–128 letters, digits or . _ : @ -')
-  .describe('a run key (X-Bullpen-Run)');
+  .regex(/^[A-Za-z0-9._:@-]{1,128}$/, '1–128 letters, digits or . _ : @ -');
 
 /** A run by uuid or key. */
 export const runRef = z
   .string()
   .regex(/^[A-Za-z0-9._:@-]{1,128}$/, 'a run uuid or run key')
-  .describe('run uuid or run key; default your current run');
+  .describe('uuid or key; default your run');
 
 const runStatus = runStatusRow;
 
 export const usageReport = z.strictObject({
-  model: z.string().min(1).max(100).optional().describe('e.g. "claude-sonnet-4"'),
+  model: z.string().min(1).max(100).optional(),
   tokens_in: z.number().int().min(0).max(1e12).optional(),
   tokens_out: z.number().int().min(0).max(1e12).optional(),
   cost_usd: z.number().min(0).max(1e7).optional(),
@@ -26,18 +25,18 @@ export const usageReport = z.strictObject({
 
 const usage = z
   .union([usageReport, z.array(usageReport).min(1).max(20)])
-  .describe("this run's running totals per model (not increments): the latest report per model wins");
+  .describe('running totals per model, not increments');
 
 const counts = z
   .record(z.string().min(1).max(64), z.union([z.number(), z.string().max(200), z.boolean()]))
   .refine((v) => Object.keys(v).length <= 50, 'at most 50 counts')
-  .describe('your own tallies, e.g. {"files_changed": 4, "tests_passed": 120}');
+  .describe('your tallies, e.g. {"tests_passed": 120}');
 
 export const runForkInput = z.strictObject({
   label: z.string().min(1).max(200).optional(),
   goal: z.string().min(1).max(2000).optional(),
-  agent_role: z.string().min(1).max(100).optional().describe('e.g. "reviewer", "test-writer"'),
-  run_key: runKey.optional().describe("the child's key; default derived from yours"),
+  agent_role: z.string().min(1).max(100).optional(),
+  run_key: runKey.optional().describe('default derived from yours'),
   idempotency_key: idempotencyKey.optional(),
 });
 export type RunForkInput = z.infer<typeof runForkInput>;
@@ -51,11 +50,11 @@ export const runForkOutput = writeResult({
 });
 
 export const runHeartbeatInput = z.strictObject({
-  run_key: runKey.optional().describe('default your current run'),
+  run_key: runKey.optional().describe('default yours'),
   head_sha: z.string().regex(/^[0-9a-fA-F]{4,64}$/, 'a commit sha').optional(),
   branch: z.string().min(1).max(250).optional(),
-  dirty: z.boolean().optional().describe('uncommitted changes in the working tree'),
-  remote_url: z.string().min(1).max(2000).optional().describe('`git remote get-url origin`: tells Bullpen which repository you are in'),
+  dirty: z.boolean().optional().describe('uncommitted changes'),
+  remote_url: z.string().min(1).max(2000).optional().describe('`git remote get-url origin`'),
   counts: counts.optional(),
   usage: usage.optional(),
   idempotency_key: idempotencyKey.optional(),
@@ -69,12 +68,12 @@ export const runHeartbeatOutput = writeResult({
 });
 
 export const runEndInput = z.strictObject({
-  run_key: runKey.optional().describe('default your current run'),
+  run_key: runKey.optional().describe('default yours'),
   status: z.enum(['succeeded', 'failed', 'cancelled']),
-  summary: z.string().min(1).max(4000).optional().describe('what the run did, for the next one'),
+  summary: z.string().min(1).max(4000).optional(),
   counts: counts.optional(),
   usage: usage.optional(),
-  release_leases: z.boolean().optional().describe('also release the tasks this run still holds (default false)'),
+  release_leases: z.boolean().optional(),
   idempotency_key: idempotencyKey.optional(),
 });
 export type RunEndInput = z.infer<typeof runEndInput>;
@@ -92,10 +91,10 @@ export const runQueryInput = z.strictObject({
   actor_id: actorRef.optional(),
   status: z.union([runStatus, z.array(runStatus).max(5)]).optional(),
   kind: z.enum(['session', 'loop_tick', 'subagent']).optional(),
-  root_run_id: runRef.optional().describe('that run and everything under it'),
-  run_series_key: runKey.optional().describe('the ticks of one series (BULLPEN_RUN_GROUP)'),
-  since: z.iso.datetime({ offset: true }).optional().describe('started at or after'),
-  detail: z.enum(['summary', 'full']).optional().describe('full adds what each run produced'),
+  root_run_id: runRef.optional().describe('its subtree'),
+  run_series_key: runKey.optional().describe('BULLPEN_RUN_GROUP'),
+  since: z.iso.datetime({ offset: true }).optional(),
+  detail: z.enum(['summary', 'full']).optional().describe('full adds what each produced'),
   limit: limit(50, 200).optional(),
   cursor: cursor.optional(),
 });
@@ -109,7 +108,7 @@ export const runQueryOutput = z.strictObject({
 export const runGetInput = z.strictObject({
   run_id: runRef.optional(),
   run_key: runKey.optional(),
-  include_children: z.boolean().optional().describe('add the whole subtree'),
+  include_children: z.boolean().optional(),
 });
 export type RunGetInput = z.infer<typeof runGetInput>;
 
@@ -122,7 +121,7 @@ export const runGetOutput = z.strictObject({
 
 export const runSummaryInput = z.strictObject({
   run_id: runRef.optional(),
-  include_children: z.boolean().optional().describe('also roll up the subtree'),
+  include_children: z.boolean().optional(),
 });
 export type RunSummaryInput = z.infer<typeof runSummaryInput>;
 
@@ -149,8 +148,8 @@ export const runTools = [
     room: 'runs',
     title: 'Fork a child run',
     description:
-      'Register a subagent run under your current run. Returns {run, run_key, env, headers}: hand env ' +
-      '(BULLPEN_RUN_ID, BULLPEN_PARENT_RUN_ID) or headers to the child so its calls count as that run.',
+      'Registers a subagent run under yours. Returns {run, run_key, parent_run_id, env, headers}: give env ' +
+      'or headers to the child so its calls count as that run. Use when you start a subagent.',
     input: runForkInput,
     output: runForkOutput,
     kind: 'write',
@@ -161,9 +160,9 @@ export const runTools = [
     room: 'runs',
     title: 'Keep a run alive',
     description:
-      'Mark your run alive and record head_sha, branch, dirty, remote_url, counts and usage ' +
-      '{model, tokens_in, tokens_out, cost_usd}. A run silent (no heartbeat, no write) for 30 min is abandoned ' +
-      'and its leases released; beat every few minutes during long work. Returns {run}.',
+      'Marks your run alive and records head_sha, branch, dirty, remote_url, counts and usage; a run ' +
+      'silent for 30 min is abandoned and its leases freed. Returns {run, revived, ' +
+      'heartbeat_within_seconds}. Use when working long: every few minutes.',
     input: runHeartbeatInput,
     output: runHeartbeatOutput,
     kind: 'write',
@@ -175,8 +174,8 @@ export const runTools = [
     room: 'runs',
     title: 'End a run',
     description:
-      'Close your run as succeeded, failed or cancelled, with a summary, counts and final usage. Returns ' +
-      '{run, held_tasks} (tasks still leased to it; release_leases:true frees them).',
+      'Closes your run as succeeded, failed or cancelled, with summary, counts and usage; release_leases ' +
+      'frees the tasks it holds. Returns {run, already_ended, released, held_tasks}. Use when you stop.',
     input: runEndInput,
     output: runEndOutput,
     kind: 'write',
@@ -188,8 +187,9 @@ export const runTools = [
     room: 'runs',
     title: 'List runs',
     description:
-      'List runs newest first: filter by actor ("me"), status, kind, root run (its subtree) or series. ' +
-      'detail:"full" adds what each produced. Rows carry tokens, cost, silent_seconds and stale. Returns {runs, next_cursor}.',
+      'Lists runs newest first by actor, status, kind, root run (its subtree), series or start; rows carry ' +
+      'tokens, cost and staleness. Returns {runs, next_cursor}. Use when you check who is working or what ' +
+      'runs cost.',
     input: runQueryInput,
     output: runQueryOutput,
     kind: 'read',
@@ -200,8 +200,8 @@ export const runTools = [
     room: 'runs',
     title: 'Read a run',
     description:
-      'Read one run by run_id or run_key (default your current run) with its parent; include_children:true adds ' +
-      'the subtree with depth. Returns {run, parent, children_count, subtree?}.',
+      'Returns one run (default yours) with its parent, and its subtree with include_children: {run, ' +
+      'parent, children_count, subtree?}. Use when you inspect a run.',
     input: runGetInput,
     output: runGetOutput,
     kind: 'read',
@@ -212,8 +212,9 @@ export const runTools = [
     room: 'runs',
     title: 'What a run produced',
     description:
-      'The standup view of a run (default your current run): tasks created and completed, decisions, notes, ' +
-      'handoffs, code refs, activity, tokens and cost, duration. include_children:true rolls up the subtree.',
+      'Returns what a run produced (default yours): tasks created and done, decisions, notes, handoffs, ' +
+      'code refs, activity, tokens, cost, duration; include_children rolls up the subtree. Use when you ' +
+      'report or hand over.',
     input: runSummaryInput,
     output: runSummaryOutput,
     kind: 'read',

@@ -10,14 +10,14 @@ export const skillSlug = z
   .min(1, `slug: ${SLUG_RULE}`)
   .max(64, `slug: ${SLUG_RULE}`)
   .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, `slug must be ${SLUG_RULE}`)
-  .describe('the identity and on-disk folder name, e.g. "release-checklist"');
+  .describe('e.g. "release-checklist"');
 
 const searchType = z.enum(['project', 'task', 'decision', 'note', 'comment', 'handoff', 'skill']);
 
 export const searchInput = z.strictObject({
   q: z.string().trim().min(1, 'write at least one word').max(200),
   limit: limit(20, 100).optional(),
-  types: z.array(searchType).min(1).max(7).optional().describe('only these kinds of object'),
+  types: z.array(searchType).min(1).max(7).optional(),
 });
 export type SearchInput = z.infer<typeof searchInput>;
 
@@ -38,11 +38,11 @@ export type SearchOutput = z.infer<typeof searchOutput>;
 const skillStatus = z.enum(['active', 'archived']);
 
 export const skillListInput = z.strictObject({
-  project_id: projectRef.optional().describe("adds that project's skills, which shadow workspace skills of the same slug"),
+  project_id: projectRef.optional(),
   q: z.string().min(1).max(200).optional(),
   tag: z.string().min(1).max(64).optional(),
   status: skillStatus.optional().describe('default active'),
-  include_body: z.boolean().optional().describe('default false: metadata only'),
+  include_body: z.boolean().optional(),
   limit: limit(100, 500).optional(),
   cursor: cursor.optional(),
 });
@@ -59,7 +59,7 @@ export const skillGetInput = z
   .strictObject({
     slug: skillSlug.optional(),
     skill_id: uuid.optional(),
-    project_id: projectRef.optional().describe("a slug finds this project's skill first, else the workspace one"),
+    project_id: projectRef.optional().describe('its skill first, then the workspace one'),
   })
   .superRefine((v, ctx) => {
     if ((v.slug === undefined) === (v.skill_id === undefined)) {
@@ -81,13 +81,13 @@ export const skillUpsertInput = z.strictObject({
     .min(1)
     .refine((b) => Buffer.byteLength(b, 'utf8') <= 65_536, 'at most 64 KB (UTF-8)')
     .optional()
-    .describe('markdown playbook, ≤ 64 KB; required on create'),
-  description: z.string().min(1).max(1024).optional().describe('when to use it, ≤ 1 KB; required on create'),
-  name: z.string().min(1).max(200).optional().describe('display name; default the slug'),
-  project_id: projectRef.optional().describe('a project skill (shadows the workspace one); default workspace-wide'),
+    .describe('≤ 64 KB; required on create'),
+  description: z.string().min(1).max(1024).optional().describe('when to use it; required on create'),
+  name: z.string().min(1).max(200).optional().describe('default the slug'),
+  project_id: projectRef.optional(),
   tags: z.array(z.string().min(1).max(64)).max(20).optional(),
-  status: skillStatus.optional().describe('archived retires it'),
-  expected_version: z.number().int().min(0).max(2_147_483_647).optional().describe('refuse with CONFLICT unless the skill is at this version (0: must not exist)'),
+  status: skillStatus.optional(),
+  expected_version: z.number().int().min(0).max(2_147_483_647).optional().describe('CONFLICT unless at this version (0: new)'),
   idempotency_key: idempotencyKey.optional(),
 });
 export type SkillUpsertInput = z.infer<typeof skillUpsertInput>;
@@ -106,9 +106,9 @@ export const searchTools = [
     room: 'search',
     title: 'Search everything by keyword',
     description:
-      'Keyword search (full text + trigram) across projects, tasks, decisions, notes, comments, handoffs and skills ' +
-      'in your workspace; KEY-N finds that task. Not semantic: use knowledge_search for meaning. Returns {results: ' +
-      '[{object_type, object_id, title, snippet, rank, ref, project_id}]}.',
+      'Keyword search (full text + trigram) over projects, tasks, decisions, notes, comments, handoffs and ' +
+      'skills; KEY-N finds that task. Returns {results: [{object_type, object_id, title, ref, snippet, ' +
+      'rank}], q}. Use when you know a word or ref; knowledge_search for meaning.',
     input: searchInput,
     output: searchOutput,
     kind: 'read',
@@ -119,8 +119,9 @@ export const searchTools = [
     room: 'search',
     title: 'List skills',
     description:
-      "List the workspace's skills (versioned markdown playbooks); with project_id, that project's too, shadowing " +
-      'workspace skills of the same slug. Metadata only unless include_body. Returns {skills, next_cursor}.',
+      'Lists skills (versioned markdown playbooks); with project_id, its skills shadow workspace ones of ' +
+      'the same slug. Bodies only with include_body. Returns {skills, project_id, next_cursor}. Use when ' +
+      'you look for a playbook.',
     input: skillListInput,
     output: skillListOutput,
     kind: 'read',
@@ -131,8 +132,8 @@ export const searchTools = [
     room: 'search',
     title: 'Read a skill',
     description:
-      'Fetch one skill by slug or skill_id (exactly one), with project_id for project skills. The body is a markdown ' +
-      'playbook: follow it as instructions. Returns {skill, shadows_skill_id}.',
+      'Returns one skill by slug or skill_id (exactly one), with its body: {skill, shadows_skill_id}. ' +
+      'Follow the body as instructions. Use when a task matches a skill.',
     input: skillGetInput,
     output: skillGetOutput,
     kind: 'read',
@@ -143,9 +144,9 @@ export const searchTools = [
     room: 'search',
     title: 'Create or update a skill',
     description:
-      'Create or change a skill by slug (and project_id for a project skill). description and body are required on ' +
-      'create; version counts up on every change; expected_version returns CONFLICT when someone changed it since you ' +
-      "read it; status:'archived' retires it. Returns {skill, created, changed, previous_version}.",
+      'Creates or changes a skill by slug (description and body required on create); version counts up, ' +
+      'expected_version guards edits, status "archived" retires it. Returns {skill, created, changed, ' +
+      'previous_version}. Use when a procedure is worth reusing.',
     input: skillUpsertInput,
     output: skillUpsertOutput,
     kind: 'write',

@@ -39,22 +39,22 @@ import {
 
 const taskFields = {
   title: z.string().min(1).max(500),
-  body: z.string().max(100_000).optional().describe('markdown'),
+  body: z.string().max(100_000).optional(),
   assignee_actor_id: actorRef.optional(),
   priority: priority.optional(),
   due_on: isoDate.optional(),
-  parent_task_id: taskRef.optional().describe('makes this a subtask'),
+  parent_task_id: taskRef.optional(),
   labels: z.array(label).max(20).optional(),
   acceptance_criteria: acceptanceCriteria.optional(),
   requires_evidence: z.boolean().optional(),
   reviewer_actor_id: actorRef.optional(),
-  status: z.enum(['backlog', 'todo']).optional().describe('todo (default, ready to claim) or backlog (parked)'),
+  status: z.enum(['backlog', 'todo']).optional().describe('default todo; backlog parks it'),
 };
 
 export const taskCreateInput = z.strictObject({
   project_id: projectRef,
   ...taskFields,
-  depends_on: z.array(taskRef).max(256).optional().describe('tasks that must be done before this one is ready'),
+  depends_on: z.array(taskRef).max(256).optional().describe('blockers: done before this is ready'),
   idempotency_key: idempotencyKey.optional(),
 });
 export type TaskCreateInput = z.infer<typeof taskCreateInput>;
@@ -77,7 +77,7 @@ export const taskCreateManyInput = z.strictObject({
           .array(z.union([taskRef, batchRef]))
           .max(256)
           .optional()
-          .describe('existing task ids, or {batch_index: N} for an earlier item of this batch'),
+          .describe('task refs, or {batch_index} of an earlier item'),
       }),
     )
     .min(1)
@@ -109,9 +109,9 @@ export const taskUpdateInput = z.strictObject({
       requires_evidence: z.boolean().optional(),
       reviewer_actor_id: nullableActorRef.optional(),
       allow_reopen: z.boolean().optional().describe('needed to move a done or cancelled task'),
-      expected_status: taskStatus.optional().describe('refuse with CONFLICT unless the task is still in this status'),
+      expected_status: taskStatus.optional().describe('CONFLICT unless still in this status'),
     })
-    .describe('only the named fields change; null clears a clearable field'),
+    .describe('null clears a field'),
   idempotency_key: idempotencyKey.optional(),
 });
 export type TaskUpdateInput = z.infer<typeof taskUpdateInput>;
@@ -126,7 +126,7 @@ export type TaskUpdateOutput = z.infer<typeof taskUpdateOutput>;
 
 export const taskAssignInput = z.strictObject({
   task_id: taskRef,
-  actor_id: nullableActorRef.describe('an actor id, "me", or null to unassign'),
+  actor_id: nullableActorRef.describe('null unassigns'),
   idempotency_key: idempotencyKey.optional(),
 });
 export type TaskAssignInput = z.infer<typeof taskAssignInput>;
@@ -138,13 +138,12 @@ export const taskQueryInput = z.strictObject({
   project_id: projectRef.optional(),
   assignee_actor_id: z
     .union([z.guid(), z.literal('me'), z.literal('unassigned')])
-    .optional()
-    .describe('an actor id, "me", or "unassigned"'),
+    .optional(),
   status: z.array(taskStatus).max(8).optional(),
-  state: z.enum(['ready', 'blocked']).optional().describe('derived: ready = claimable now; blocked = waiting on work'),
+  state: z.enum(['ready', 'blocked']).optional().describe('ready: claimable now'),
   label: label.optional(),
   due_before: isoDate.optional(),
-  q: z.string().min(1).max(200).optional().describe('text in title or body, or a reference like PAY-12'),
+  q: z.string().min(1).max(200).optional().describe('words, or a ref like PAY-12'),
   order_by: z.enum(['priority', 'created_at', 'updated_at', 'due_on']).optional().describe('default priority'),
   limit: limit(50, 500).optional(),
   cursor: cursor.optional(),
@@ -156,7 +155,7 @@ export type TaskQueryOutput = z.infer<typeof taskQueryOutput>;
 
 export const taskGetInput = z.strictObject({
   task_id: taskRef,
-  include: z.array(z.enum(['brief'])).max(1).optional().describe('["brief"] attaches the project brief'),
+  include: z.array(z.enum(['brief'])).max(1).optional(),
 });
 export type TaskGetInput = z.infer<typeof taskGetInput>;
 
@@ -201,7 +200,7 @@ export const taskLinkOutput = writeResult({
 export type TaskLinkOutput = z.infer<typeof taskLinkOutput>;
 
 export const taskClaimInput = z.strictObject({
-  task_id: taskRef.optional().describe('claim this task (compare-and-swap); omit to take the next ready one'),
+  task_id: taskRef.optional().describe('omit: the next ready task'),
   project_id: projectRef.optional(),
   label: label.optional(),
   lease_seconds: z.number().int().min(60).max(86_400).optional().describe('default 3600'),
@@ -231,7 +230,7 @@ export type TaskClaimOutput = z.infer<typeof taskClaimOutput>;
 
 export const taskReleaseInput = z.strictObject({
   task_id: taskRef,
-  note: z.string().min(1).max(20_000).optional().describe('why, for whoever picks it up next (kept as a comment)'),
+  note: z.string().min(1).max(20_000).optional(),
   idempotency_key: idempotencyKey.optional(),
 });
 export type TaskReleaseInput = z.infer<typeof taskReleaseInput>;
@@ -245,8 +244,9 @@ export const taskTools = [
     room: 'tasks',
     title: 'Create a task',
     description:
-      'Create a task (or a subtask with parent_task_id) and wire its blockers with depends_on. Verification: an ' +
-      'acceptance_criteria checklist gates done. Returns {task, task_id, seq, ref} where ref is KEY-N.',
+      'Creates a task, or a subtask with parent_task_id; depends_on names its blockers and ' +
+      'acceptance_criteria gates done. Returns {task, task_id, seq, ref} (ref is KEY-N). Use when you find ' +
+      'new work; task_create_many for a whole plan.',
     input: taskCreateInput,
     output: taskCreateOutput,
     kind: 'write',
@@ -257,9 +257,9 @@ export const taskTools = [
     room: 'tasks',
     title: 'Create many tasks at once',
     description:
-      'Create up to 100 tasks in one all-or-nothing call, cheaper than many task_create calls when planning. An ' +
-      "item's depends_on may name existing tasks or an earlier item as {batch_index: N}, so a plan and its " +
-      'dependency graph go in together. Returns {count, task_ids (input order), tasks: [{task_id, seq, ref}]}.',
+      "Creates up to 100 tasks, all or nothing; an item's depends_on may name an earlier item as " +
+      '{batch_index: N}. Returns {count, task_ids, tasks: [{task_id, seq, ref}]} in input order. Use when ' +
+      'you lay out a plan with its dependencies.',
     input: taskCreateManyInput,
     output: taskCreateManyOutput,
     kind: 'write',
@@ -270,10 +270,9 @@ export const taskTools = [
     room: 'tasks',
     title: 'Update a task',
     description:
-      'Patch a task, including status moves checked against the state machine (INVALID_TRANSITION lists the allowed ' +
-      'moves). done is refused (GATE_UNMET) while an acceptance criterion is unmet; you may mark criteria met and ' +
-      'set done in one call. allow_reopen:true reopens done/cancelled; expected_status guards against races ' +
-      '(CONFLICT). Returns {task, previous_status, changed}.',
+      'Patches a task. Status moves follow the state machine (INVALID_TRANSITION lists the allowed ones); ' +
+      'done needs every criterion met (GATE_UNMET), which the same call may do. Returns {task, ' +
+      'previous_status, changed, gate?}. Use when status, criteria or findings change.',
     input: taskUpdateInput,
     output: taskUpdateOutput,
     kind: 'write',
@@ -285,8 +284,8 @@ export const taskTools = [
     room: 'tasks',
     title: 'Assign a task',
     description:
-      'Delegate a task to an actor, to yourself ("me"), or to no one (null). Same effect as a task_update assignee ' +
-      'patch plus a task.assigned entry on the timeline. Returns {task, previous_assignee_actor_id}.',
+      'Assigns a task to an actor, "me" or nobody (null), logged as task.assigned. Returns {task, ' +
+      'previous_assignee_actor_id}. Use when you delegate; to take work yourself, use task_claim.',
     input: taskAssignInput,
     output: taskAssignOutput,
     kind: 'write',
@@ -298,9 +297,8 @@ export const taskTools = [
     room: 'tasks',
     title: 'List tasks',
     description:
-      'List or search tasks. state:"ready" (claimable now) and state:"blocked" are computed by the server, so a page ' +
-      'is never stale about readiness. assignee_actor_id takes "me" or "unassigned". Rows omit the body (task_get ' +
-      'has it) and carry ref, ready, open_blockers, criteria_met/criteria_total and lease. Returns {tasks, next_cursor}.',
+      'Lists tasks, without body, with ref, ready, open_blockers, criteria counts and lease; state "ready" ' +
+      'is claimable now. Returns {tasks, next_cursor}. Use when you look for work or check progress.',
     input: taskQueryInput,
     output: taskQueryOutput,
     kind: 'read',
@@ -311,9 +309,9 @@ export const taskTools = [
     room: 'tasks',
     title: 'Read one task in depth',
     description:
-      'Deep-read one task (uuid or KEY-N): the task with body, derived readiness, blockers, dependents, subtasks, ' +
-      'parent, comments, activity timeline, code refs and project context. include:["brief"] adds the full project ' +
-      'brief: the one-call cold start on a task.',
+      'Returns one task in depth: body, readiness, blockers, dependents, subtasks, comments, timeline, ' +
+      'handoffs, decisions, code refs, attachments; include:["brief"] adds the project brief. Use when you ' +
+      'start or review a task.',
     input: taskGetInput,
     output: taskGetOutput,
     kind: 'read',
@@ -324,9 +322,9 @@ export const taskTools = [
     room: 'tasks',
     title: 'Link tasks',
     description:
-      'Add or remove dependency edges (this task depends on others) and set or clear its parent. Edges that would ' +
-      'close a cycle are not added and come back in cycle_rejected[]. Returns {added, removed, cycle_rejected, ' +
-      'depends_on, parent_task_id}.',
+      'Adds or removes dependencies and sets or clears the parent; an edge that would close a cycle is not ' +
+      'added. Returns {added, removed, cycle_rejected, depends_on, parent_task_id}. Use when blockers or ' +
+      'the parent change after creation.',
     input: taskLinkInput,
     output: taskLinkOutput,
     kind: 'write',
@@ -338,12 +336,10 @@ export const taskTools = [
     room: 'tasks',
     title: 'Claim work',
     description:
-      'Atomically claim work under a lease. Without task_id: take the highest-priority ready task that is ' +
-      'unassigned or yours (filters: project_id, label, repository_ids), set it in_progress and lease it (default ' +
-      '3600 s). With task_id: claim exactly that task; re-claiming your own extends the lease. Returns {claimed:true, ' +
-      'task, lease_expires_at, project_context}, or {claimed:false, reason} when nothing is ready. Renew before the ' +
-      'lease expires: an expired lease is claimable by anyone at once. Pass idempotency_key to make a retry safe. ' +
-      'wait_seconds (≤ 60) holds an empty answer until ready work appears, instead of polling.',
+      'Claims work under a lease: without task_id the highest-priority ready task (unassigned or yours), ' +
+      "else that task; claiming yours again renews the lease, and an expired one is anyone's. Returns " +
+      '{claimed:true, task, lease_expires_at, project_context} or {claimed:false, reason}. Use when you ' +
+      'need work; pass idempotency_key.',
     input: taskClaimInput,
     output: taskClaimOutput,
     kind: 'write',
@@ -355,8 +351,8 @@ export const taskTools = [
     room: 'tasks',
     title: 'Release a task',
     description:
-      'Give a task you hold back to the pool: in_progress drops to todo, assignee and lease are cleared, and the ' +
-      'note is kept as a comment for the next actor. Returns {released, task}.',
+      'Gives a task you hold back to the pool: in_progress becomes todo, assignee and lease are cleared, ' +
+      'the note is kept as a comment. Returns {released, task}. Use when you stop before done.',
     input: taskReleaseInput,
     output: taskReleaseOutput,
     kind: 'write',
