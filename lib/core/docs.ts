@@ -38,6 +38,27 @@ function typeOf(s: JsonSchema): string {
 const cell = (text: string | undefined) => (text ?? '').replace(/\|/g, '\\|');
 
 /**
+ * An input's bounds as a person reads them (`1–200 chars`, `0–4`, `≤ 20 items`): the tool list
+ * leaves them to the schema's keywords, where these tables would not show them.
+ */
+function bounds(s: JsonSchema): string {
+  if (s.format === 'uuid') return '';
+  const range = (lo: unknown, hi: unknown, unit: string) =>
+    hi === undefined ? (lo ? `≥ ${lo}${unit}` : '') : lo ? `${lo}–${hi}${unit}` : `≤ ${hi}${unit}`;
+  const parts = [
+    range(s.minLength, s.maxLength, ' chars'),
+    range(s.minItems, s.maxItems, ' items'),
+    s.minimum !== undefined || s.maximum !== undefined ? `${s.minimum ?? ''}–${s.maximum ?? ''}` : '',
+  ];
+  return parts.filter(Boolean).join(', ');
+}
+
+/** The notes column of an input row: its description, then its bounds. */
+function inputNotes(p: JsonSchema): string {
+  return cell([p.description, bounds(p)].filter(Boolean).join('; '));
+}
+
+/**
  * The largest shared shape whose every field `s` has, unchanged, when it makes up most of `s`
  * (Task is TaskRow plus body); a small shape that happens to fit is not worth the detour.
  */
@@ -100,7 +121,7 @@ export function toolsMarkdown(): string {
   const out = [
     '# Bullpen tools',
     '',
-    `Generated from \`lib/core/registry.ts\` by \`npm run docs\`; ${registry.length} tools. Inputs are snake_case and strict; camelCase is accepted as an alias. Every call returns \`{ok: true, …}\` or \`{ok: false, error: {code, message, hint, retryable}}\`; the tables under "Returns" list the fields beside \`ok\`. A field marked \`?\` may be absent. A write that replays an earlier call with the same idempotency key answers with that call's result and \`idempotent_replay: true\`. Shapes used by several tools are described once, under [Shapes](#shapes).`,
+    `Generated from \`lib/core/registry.ts\` by \`npm run docs\`; ${registry.length} tools. Inputs are snake_case and strict; camelCase is accepted as an alias. Every call returns \`{ok: true, …}\` or \`{ok: false, error: {code, message, hint, retryable}}\`; the tables under "Returns" list the fields beside \`ok\`. A field marked \`?\` may be absent. A write that replays an earlier call with the same \`idempotency_key\` (kept 24 h) answers with that call's result and \`idempotent_replay: true\`. An actor id may be \`"me"\`, the caller; \`cursor\` takes the previous page's \`next_cursor\` verbatim; a \`patch\` changes only the fields it names, and \`null\` clears one. The notes give each input's bounds (characters, items, numbers) as the server checks them. Shapes used by several tools are described once, under [Shapes](#shapes).`,
     '',
   ];
   for (const room of rooms) {
@@ -115,7 +136,7 @@ export function toolsMarkdown(): string {
       if (props.length) {
         out.push('| input | type | required | notes |', '| --- | --- | --- | --- |');
         for (const [name, p] of props) {
-          out.push(`| \`${name}\` | ${typeOf(p)} | ${input.required?.includes(name) ? 'yes' : ''} | ${cell(p.description)} |`);
+          out.push(`| \`${name}\` | ${typeOf(p)} | ${input.required?.includes(name) ? 'yes' : ''} | ${inputNotes(p)} |`);
         }
         out.push('');
       } else out.push('No inputs.', '');

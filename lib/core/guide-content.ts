@@ -357,10 +357,14 @@ Read the answer before doing anything else:
 ## Conventions every tool shares
 
 - Tool names and input keys are snake_case; camelCase keys are accepted as aliases. Inputs are strict: an unknown key fails with \`VALIDATION_ERROR\` naming the key. Fix the key instead of retrying.
-- Anywhere an actor id is taken you may pass \`"me"\`.
+- Anywhere an actor id is taken you may pass \`"me"\`: it means you.
 - Name projects by key (\`"PA"\`) or uuid, tasks by ref (\`"PA-12"\`) or uuid.
 - Every response is \`{"ok": true, …}\` or \`{"ok": false, "error": {"code", "message", "hint", "retryable"}}\`. Always read \`hint\`: it usually names the exact fix.
-- Writes accept \`idempotency_key\`. Pass one on anything you might retry, and always on \`task_claim\` (see \`idempotency\`).
+- Writes accept \`idempotency_key\`: the same key with the same input replays the first result instead of writing twice, for 24 hours. Pass one on anything you might retry, and always on \`task_claim\` (see \`idempotency\`).
+- Lists page with \`limit\` and \`cursor\`: pass the previous answer's \`next_cursor\` verbatim; \`null\` means there is no next page.
+- A \`patch\` changes only the fields it names; \`null\` clears a field that may be empty.
+- Bodies, descriptions and notes are markdown. An optional input's default, when it matters, is in its description.
+- Your tool list is what your connection asked for: \`?toolsets=core\` (or the \`X-Bullpen-Toolsets\` header) lists the loop alone (\`whoami\`, \`task_claim\`, \`task_get\`, \`task_query\`, \`task_update\`, \`inbox\`, \`guide\`); add rooms by name, e.g. \`?toolsets=core,tasks,comments,handoffs\`. The index below lists every room and its tools.
 
 ## Read next
 
