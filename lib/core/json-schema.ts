@@ -47,7 +47,8 @@ type StringDef = { type: string; format?: string; offset?: boolean; local?: bool
 function compactFormat(def: StringDef): JsonSchema | undefined {
   if (def.type !== 'string') return undefined;
   if (def.format === 'guid') return GUID;
-  // zod's date check is its regex; the only other check a date field carries is the year-0000 refine
+  // zod's date check is its regex; every date input is fields.ts isoDate, whose one refinement
+  // (no year 0000) the pattern carries
   if (def.format === 'date') return DATE;
   if (def.format === 'datetime' && def.offset && !def.local && def.precision == null) return DATE_TIME;
   // ajv's uri takes any scheme; a web URL's is http or https
