@@ -75,7 +75,7 @@ describe('tools/list', () => {
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(byName.task_query.annotations?.readOnlyHint).toBe(true);
-    expect(byName.task_claim.annotations?.readOnlyHint).toBe(false);
+    expect(byName.task_claim.annotations?.readOnlyHint).not.toBe(true);
     expect((byName.task_create.inputSchema as { required?: string[] }).required).toEqual(expect.arrayContaining(['project_id', 'title']));
   });
 });
