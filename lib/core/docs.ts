@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ERROR_CODES } from './errors';
-import { inputJsonSchema, outputBranches, outputJsonSchema, type JsonSchema } from './json-schema';
+import { DOCS_NOTE, exactInputJsonSchema, outputBranches, outputJsonSchema, type JsonSchema } from './json-schema';
 import { registry } from './registry';
 
 /**
@@ -38,8 +38,8 @@ function typeOf(s: JsonSchema): string {
 const cell = (text: string | undefined) => (text ?? '').replace(/\|/g, '\\|');
 
 /**
- * An input's bounds as a person reads them (`1–200 chars`, `0–4`, `≤ 20 items`): the tool list
- * leaves them to the schema's keywords, where these tables would not show them.
+ * An input's bounds as a person reads them (`1–200 chars`, `0–4`, `≤ 20 items`): tools/list leaves
+ * them to the validator, so this table is where a person or a model finds them.
  */
 function bounds(s: JsonSchema): string {
   if (s.format === 'uuid') return '';
@@ -48,14 +48,32 @@ function bounds(s: JsonSchema): string {
   const parts = [
     range(s.minLength, s.maxLength, ' chars'),
     range(s.minItems, s.maxItems, ' items'),
-    s.minimum !== undefined || s.maximum !== undefined ? `${s.minimum ?? ''}–${s.maximum ?? ''}` : '',
+    (s.minimum !== undefined || s.maximum !== undefined) && !s.description?.includes(`${s.minimum ?? ''}–${s.maximum ?? ''}`)
+      ? `${s.minimum ?? ''}–${s.maximum ?? ''}`
+      : '',
+    // a short pattern is its own best description; the long ones (a uuid or a reference, a
+    // date-time) are said in words by the field's description or type
+    typeof s.pattern === 'string' && s.pattern.length <= 40 && !s.format ? `pattern \`${s.pattern}\`` : '',
   ];
   return parts.filter(Boolean).join(', ');
 }
 
-/** The notes column of an input row: its description, then its bounds. */
+/** The notes column of an input row: its description, its docs note (a default), then its bounds. */
 function inputNotes(p: JsonSchema): string {
-  return cell([p.description, bounds(p)].filter(Boolean).join('; '));
+  const items = p.type === 'array' && p.items && !p.items.properties ? bounds(p.items) : '';
+  return cell([p.description, p[DOCS_NOTE] as string | undefined, bounds(p), items && `each ${items}`].filter(Boolean).join('; '));
+}
+
+/** Input table rows; a nested object's fields (patch, tasks[]) follow it as `patch.title` rows. */
+function inputRows(s: JsonSchema, prefix = ''): string[] {
+  const rows: string[] = [];
+  for (const [name, p] of Object.entries(s.properties ?? {})) {
+    rows.push(`| \`${prefix}${name}\` | ${typeOf(p)} | ${s.required?.includes(name) ? 'yes' : ''} | ${inputNotes(p)} |`);
+    const obj = [p, ...(p.anyOf ?? [])].find((x) => x.type === 'object' && x.properties);
+    if (obj) rows.push(...inputRows(obj, `${prefix}${name}.`));
+    else if (p.type === 'array' && p.items?.properties) rows.push(...inputRows(p.items, `${prefix}${name}[].`));
+  }
+  return rows;
 }
 
 /**
@@ -121,13 +139,13 @@ export function toolsMarkdown(): string {
   const out = [
     '# Bullpen tools',
     '',
-    `Generated from \`lib/core/registry.ts\` by \`npm run docs\`; ${registry.length} tools. Inputs are snake_case and strict; camelCase is accepted as an alias. Every call returns \`{ok: true, …}\` or \`{ok: false, error: {code, message, hint, retryable}}\`; the tables under "Returns" list the fields beside \`ok\`. A field marked \`?\` may be absent. A write that replays an earlier call with the same \`idempotency_key\` (kept 24 h) answers with that call's result and \`idempotent_replay: true\`. An actor id may be \`"me"\`, the caller; \`cursor\` takes the previous page's \`next_cursor\` verbatim; a \`patch\` changes only the fields it names, and \`null\` clears one. The notes give each input's bounds (characters, items, numbers) as the server checks them. Shapes used by several tools are described once, under [Shapes](#shapes).`,
+    `Generated from \`lib/core/registry.ts\` by \`npm run docs\`; ${registry.length} tools. Inputs are snake_case and strict; camelCase is accepted as an alias. Every call returns \`{ok: true, …}\` or \`{ok: false, error: {code, message, hint, retryable}}\`; the tables under "Returns" list the fields beside \`ok\`. A field marked \`?\` may be absent. A write that replays an earlier call with the same \`idempotency_key\` (kept 24 h) answers with that call's result and \`idempotent_replay: true\`. An actor id may be \`"me"\`, the caller; \`cursor\` takes the previous page's \`next_cursor\` verbatim; a \`patch\` changes only the fields it names, and \`null\` clears one. The notes give each input's default and bounds (characters, items, numbers, patterns aside) as the server checks them; tools/list shows each input's shape and leaves these to the server, whose refusal names the field and the bound. Shapes used by several tools are described once, under [Shapes](#shapes).`,
     '',
   ];
   for (const room of rooms) {
     out.push(`## ${room[0].toUpperCase()}${room.slice(1)}`, '');
     for (const t of registry.filter((x) => x.room === room)) {
-      const input = inputJsonSchema(t);
+      const input = exactInputJsonSchema(t);
       const output = outputJsonSchema(t);
       for (const [name, def] of Object.entries(output.$defs ?? {})) shapes[name] ??= def;
       out.push(`### \`${t.name}\` — ${t.title}`, '', t.description, '');
@@ -135,9 +153,7 @@ export function toolsMarkdown(): string {
       const props = Object.entries(input.properties ?? {});
       if (props.length) {
         out.push('| input | type | required | notes |', '| --- | --- | --- | --- |');
-        for (const [name, p] of props) {
-          out.push(`| \`${name}\` | ${typeOf(p)} | ${input.required?.includes(name) ? 'yes' : ''} | ${inputNotes(p)} |`);
-        }
+        out.push(...inputRows(input));
         out.push('');
       } else out.push('No inputs.', '');
       // an answer that is itself a shared shape (project_brief) is named, not spelled out twice

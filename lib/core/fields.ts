@@ -1,37 +1,46 @@
 import { z } from 'zod';
+import { DOCS_NOTE } from './json-schema';
 import { ACTOR_KINDS, PROJECT_STATUSES, TASK_STATUSES, HANDOFF_KINDS, HANDOFF_STATUSES, INBOX_ITEM_KINDS } from './vocabulary';
 
-/** Shared field schemas. Descriptions here reach every tool's JSON Schema. */
+/**
+ * Shared field schemas. A description reaches every tool's advertised JSON Schema, so it says only
+ * what a model cannot guess (the forms a reference takes); a `docs` note (a default, a unit) and
+ * every bound reach docs/tools.md alone.
+ */
+
+/** A note for docs/tools.md that the advertised schema leaves out: `.meta(docs('default 50'))`. */
+export const docs = (note: string) => ({ [DOCS_NOTE]: note });
 
 export const uuid = z.guid();
 
-// "me" needs no gloss: the guide and the server instructions say it is the caller
+// the advertised schema folds this union into one string described as 'uuid or "me"'
 export const actorRef = z.union([z.guid(), z.literal('me')]);
 
 export const nullableActorRef = actorRef.nullable();
 
-// These patterns are sent with every tool that takes a reference, so they are written short
-// (`\w` and `\d` are ASCII here, as in Ajv's unicode mode); the pattern alone bounds a project
-// reference's length, and a task reference's only from below.
+// The advertised schema drops these patterns (the validator keeps them) and says the form in a few
+// words; `\w` and `\d` are ASCII here. The pattern alone bounds a project reference's length, and a
+// task reference's only from below.
 const UUID = '[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}';
 
 export const projectRef = z
   .string()
   .regex(new RegExp(`^(${UUID}|[A-Za-z]\\w{0,15})$`), 'a project uuid or key')
-  .describe('uuid or key, e.g. "PAY"');
+  .describe('PAY or uuid');
 
 export const taskRef = z
   .string()
   .max(64)
   .regex(new RegExp(`^(${UUID}|[A-Za-z]\\w*[-#]+\\d{1,9})$`), 'a task uuid or KEY-N reference')
-  .describe('uuid or ref, e.g. "PAY-12"');
+  .describe('PAY-12 or uuid');
 
 // What an idempotency key does is the guide's `idempotency` topic; the name says the rest.
 export const idempotencyKey = z.string().min(1).max(200);
 
-export const limit = (def: number, max: number) => z.number().int().min(1).max(max).describe(`default ${def}`);
+export const limit = (def: number, max: number) => z.number().int().min(1).max(max).meta(docs(`default ${def}`));
 
-export const cursor = z.string().min(1).max(2000).describe('next_cursor of the last page');
+// a cursor is the last page's next_cursor, verbatim: the guide and the docs say so once
+export const cursor = z.string().min(1).max(2000);
 
 // the ISO pattern admits year 0000, which Postgres (rightly: there was none) refuses
 export const YEAR_ZERO = 'year 0000 does not exist: use 0001 or later';
@@ -49,7 +58,7 @@ export const handoffStatus = z.enum(HANDOFF_STATUSES);
 
 export const inboxItemKind = z.enum(INBOX_ITEM_KINDS);
 
-export const priority = z.number().int().min(0).max(4).describe('0 most urgent; default 2');
+export const priority = z.number().int().min(0).max(4).describe('0–4, 0 most urgent').meta(docs('default 2'));
 
 export const label = z.string().min(1).max(64);
 
@@ -58,11 +67,11 @@ export const criterion = z.union([
   z.strictObject({ text: z.string().min(1).max(1000), met: z.boolean().default(false) }),
 ]);
 
-export const acceptanceCriteria = z.array(criterion).max(50).describe('a string is an unmet criterion');
+export const acceptanceCriteria = z.array(criterion).max(50).meta(docs('a string is an unmet criterion'));
 
 /** Waiting instead of polling: shared by inbox and task_claim. */
 export const waitSeconds = z
   .number()
   .min(0)
   .max(60)
-  .describe('hold an empty answer until something arrives');
+  .describe('≤ 60: wait for something instead of polling');

@@ -99,8 +99,11 @@ function advertise(node: JsonSchema): JsonSchema {
   return out;
 }
 
-/** A tool's input as agents see it: the JSON Schema of the same zod schema that validates, spelled short. */
-export function inputJsonSchema(tool: ToolDef): JsonSchema {
+/**
+ * A tool's input with every constraint the validator checks, spelled short: what docs/tools.md
+ * shows (bounds included) and what json-schema.test.ts proves equal to the zod schema.
+ */
+export function exactInputJsonSchema(tool: ToolDef): JsonSchema {
   const schema = z.toJSONSchema(tool.input, {
     io: 'input',
     unrepresentable: 'any',
@@ -113,6 +116,67 @@ export function inputJsonSchema(tool: ToolDef): JsonSchema {
     },
   }) as JsonSchema;
   return advertise(schema);
+}
+
+/** The key of a note for docs/tools.md alone (fields.ts `docs`): a default, a unit, an aside. */
+export const DOCS_NOTE = 'x-docs';
+
+// What the validator alone enforces: sizes, ranges and spellings. A refusal names the field and the
+// bound (execute.ts), and docs/tools.md lists every one, so a model is not charged for them on every turn.
+const BOUNDS = new Set(['minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minProperties', 'maxProperties', 'uniqueItems', 'propertyNames']);
+// Formats that say how to write a value a model makes up (a date, a web address); a uuid is only
+// ever copied from an answer, so its format is a bound like any other.
+const SHAPE_FORMATS = new Set(['date', 'date-time', 'uri']);
+
+/** A branch of a union that is a string and nothing more once its bounds go: free, a const or an enum. */
+function stringWords(b: JsonSchema): string | undefined {
+  const only = (...keys: string[]) => Object.keys(b).every((k) => keys.includes(k) || k === DOCS_NOTE || BOUNDS.has(k));
+  if (b.type === 'string' && !b.enum && only('type', 'format', 'description')) return b.format === 'uuid' ? 'uuid' : (b.description ?? 'text');
+  if (typeof b.const === 'string' && only('const', 'type', 'description')) return JSON.stringify(b.const);
+  if (b.enum?.every((e) => typeof e === 'string') && only('enum', 'type', 'description')) return b.enum.map((e) => JSON.stringify(e)).join(', ');
+  return undefined;
+}
+
+/**
+ * The advertised form of an exact schema: the same shape (types, required fields, enums, nesting,
+ * unknown keys refused) with the bounds dropped, so it accepts everything the validator accepts and
+ * some of what it refuses. A union of strings ("uuid" or "me") becomes one string whose description
+ * names the forms. Under `not` nothing is loosened, which would narrow what passes.
+ */
+function loosen(node: JsonSchema): JsonSchema {
+  const union = node.anyOf ?? node.oneOf;
+  if (union) {
+    const strings = union.filter((b) => !(b.type === 'null' && Object.keys(b).length === 1));
+    const words = strings.map(stringWords);
+    if (words.every(Boolean) && strings.some((b) => b.type === 'string' && !b.enum)) {
+      const { anyOf: _a, oneOf: _o, description, ...rest } = node;
+      const forms = words.join(' or ').replace(/ or (?=.* or )/g, ', ');
+      return {
+        ...loosen(rest),
+        type: strings.length < union.length ? ['string', 'null'] : 'string',
+        description: description ? `${forms}; ${description}` : forms,
+      };
+    }
+  }
+  const out: JsonSchema = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (BOUNDS.has(k) || k === DOCS_NOTE || (k === 'format' && !SHAPE_FORMATS.has(v as string))) continue;
+    if (k === 'properties' || k === '$defs') {
+      out[k] = Object.fromEntries(Object.entries(v as Record<string, JsonSchema>).map(([n, s]) => [n, loosen(s)]));
+    } else if (k === 'anyOf' || k === 'oneOf') out[k] = (v as JsonSchema[]).map(loosen);
+    else if ((k === 'items' || k === 'additionalProperties') && v && typeof v === 'object') out[k] = loosen(v as JsonSchema);
+    else out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * A tool's input as tools/list advertises it: the shape of the schema that validates, looser than
+ * it (every input zod accepts passes; the bounds are the validator's, named in its refusals and
+ * listed in docs/tools.md). What a model needs from the list is the shape, not every limit.
+ */
+export function inputJsonSchema(tool: ToolDef): JsonSchema {
+  return loosen(exactInputJsonSchema(tool));
 }
 
 const SAFE_INT = Number.MAX_SAFE_INTEGER;
