@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { actorRef, cursor, idempotencyKey, limit, projectRef } from './fields';
+import { actorRef, cursor, idempotencyKey, limit, projectRef, docs } from './fields';
 import { activityItem, id, nextCursor, timestamp, writeResult } from './rows';
 import { runRef } from './runs';
 
@@ -17,11 +17,11 @@ export const activityLogInput = z.strictObject({
     .regex(/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$/, 'dotted lower-case, e.g. "deploy.finished"')
     .describe('e.g. "deploy.finished"; built-in families are Bullpen\'s'),
   summary: z.string().trim().min(1).max(2000),
-  object_type: z.enum(['task', 'project', 'run', 'decision', 'note', 'handoff', 'comment']).optional().describe('default your run'),
-  object_id: z.string().min(1).max(128).optional().describe('uuid, KEY-N, project key or run key'),
+  object_type: z.enum(['task', 'project', 'run', 'decision', 'note', 'handoff', 'comment']).optional().meta(docs('default your run')),
+  object_id: z.string().min(1).max(128).optional().describe('PAY-12, PAY, run key or uuid'),
   run_id: runRef.optional(),
-  severity: severity.optional().describe('default info'),
-  status: z.string().min(1).max(50).optional().describe('e.g. "succeeded"'),
+  severity: severity.optional().meta(docs('default info')),
+  status: z.string().min(1).max(50).optional().meta(docs('e.g. "succeeded"')),
   metadata: metadata.optional(),
   idempotency_key: idempotencyKey.optional(),
 });
@@ -50,14 +50,14 @@ export const activityQueryInput = z.strictObject({
   project_id: projectRef.optional(),
   actor_id: actorRef.optional(),
   object_type: z.string().min(1).max(50).optional(),
-  object_id: z.string().min(1).max(128).optional().describe('uuid, or KEY-N for a task'),
+  object_id: z.string().min(1).max(128).optional().describe('PAY-12 or uuid'),
   verb: z
     .string()
     .max(100)
     .regex(/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*(\.\*)?$/, 'a verb, or a family like "task.*"')
     .optional(),
   run_id: runRef.optional(),
-  severity: severity.optional().describe('this level and above'),
+  severity: severity.optional().meta(docs('this level and above')),
   since: z.iso.datetime({ offset: true }).optional(),
   until: z.iso.datetime({ offset: true }).optional(),
   limit: limit(50, 200).optional(),
@@ -73,9 +73,7 @@ export const activityTools = [
     room: 'activity',
     title: 'Log a milestone',
     description:
-      'Appends a milestone worth narrating (tools log their own changes), deduplicated on content. Returns ' +
-      '{seq, deduplicated, activity}. Use when something happened outside Bullpen: a deploy, a test run, a ' +
-      'migration.',
+      'Logs a milestone (tools log their own changes). Returns {activity}. Use when something happened outside Bullpen: a deploy, a test run.',
     input: activityLogInput,
     output: activityLogOutput,
     kind: 'write',
@@ -87,8 +85,7 @@ export const activityTools = [
     room: 'activity',
     title: 'Read the activity log',
     description:
-      'Returns who did what, newest first, by project, actor, object, verb (or family "task.*"), run, ' +
-      'severity and time: {activity, next_cursor}. Use when you reconstruct what happened.',
+      'Returns who did what, newest first, by project, actor, object, verb ("task.*"), run or time. Use when you reconstruct what happened.',
     input: activityQueryInput,
     output: activityQueryOutput,
     kind: 'read',

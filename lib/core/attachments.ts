@@ -4,7 +4,7 @@ import { cursor, idempotencyKey, limit, uuid } from './fields';
 import { attachmentRow, id, nextCursor, writeResult } from './rows';
 
 const objectType = z.enum(['project', 'task', 'decision', 'note', 'comment', 'handoff']);
-const objectRef = z.string().min(1).max(64).describe('uuid, or KEY-N for a task, key for a project');
+const objectRef = z.string().min(1).max(64).describe('PAY-12, PAY or uuid');
 
 export const attachAddInput = z
   .strictObject({
@@ -60,9 +60,7 @@ export const attachmentTools = [
     room: 'attachments',
     title: 'Attach a file or link',
     description:
-      'Attaches a link (url) or a stored file (storage_path, e.g. from POST /api/files) to a project, ' +
-      'task, decision, note, comment or handoff; on a task it is evidence. Returns {attachment_id, ' +
-      'attachment}. Use when proof or a reference belongs on the record.',
+      'Attaches a link or a stored file to a record; on a task it is evidence. Returns {attachment}. Use when proof belongs on the record.',
     input: attachAddInput,
     output: attachAddOutput,
     kind: 'write',
@@ -73,8 +71,7 @@ export const attachmentTools = [
     room: 'attachments',
     title: 'Remove an attachment',
     description:
-      'Soft-removes an attachment (its author or an owner); the record keeps it with removed_at. Returns ' +
-      '{removed, already_removed, attachment}. Use when an attachment was wrong.',
+      'Removes an attachment, keeping it on record. Returns {removed}. Use when an attachment was wrong.',
     input: attachRemoveInput,
     output: attachRemoveOutput,
     kind: 'write',
@@ -87,8 +84,7 @@ export const attachmentTools = [
     room: 'attachments',
     title: 'List attachments',
     description:
-      'Returns the attachments on an object newest first, files with a download_url: {attachments, ' +
-      'next_cursor}. Use when you need the files or links on something.',
+      'Returns the attachments on a record, files with a download_url. Use when you need its files or links.',
     input: attachmentQueryInput,
     output: attachmentQueryOutput,
     kind: 'read',

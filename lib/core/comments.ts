@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { actorRef, cursor, idempotencyKey, limit, uuid } from './fields';
+import { actorRef, cursor, idempotencyKey, limit, uuid, docs } from './fields';
 import { commentRow, id, nextCursor, writeResult } from './rows';
 
 const objectType = z.enum(['task', 'project']);
-const objectRef = z.string().min(1).max(64).describe('task uuid or KEY-N, project uuid or key');
+const objectRef = z.string().min(1).max(64).describe('PAY-12, PAY or uuid');
 
 export const commentAddInput = z.strictObject({
   object_type: objectType,
   object_id: objectRef,
   body: z.string().trim().min(1, 'write something first').max(20_000),
-  mentions: z.array(actorRef).max(50).optional().describe('actors to notify'),
+  mentions: z.array(actorRef).max(50).optional().meta(docs('actors to notify')),
   parent_comment_id: uuid.optional(),
   idempotency_key: idempotencyKey.optional(),
 });
@@ -44,8 +44,7 @@ export const commentTools = [
     room: 'comments',
     title: 'Comment on a task or project',
     description:
-      'Adds a comment to the thread of a task or project, with @mentions or as a reply. Returns ' +
-      '{comment_id, comment}. Use when you record findings, questions or notes the next actor should read.',
+      'Comments on a task or project, with @mentions or as a reply. Returns {comment}. Use when you record findings for the next actor.',
     input: commentAddInput,
     output: commentAddOutput,
     kind: 'write',
@@ -56,8 +55,7 @@ export const commentTools = [
     room: 'comments',
     title: 'Read a thread',
     description:
-      'Returns the thread of a task or project, oldest first, with authors: {comments, next_cursor}. Use ' +
-      'when you need the discussion without the rest of task_get.',
+      'Returns the thread of a task or project, oldest first. Use when you need the discussion alone.',
     input: commentQueryInput,
     output: commentQueryOutput,
     kind: 'read',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { cursor, idempotencyKey, limit, projectRef, taskRef, uuid } from './fields';
+import { cursor, idempotencyKey, limit, projectRef, taskRef, uuid, docs } from './fields';
 import { decisionHit, decisionRow, decisionStatus, id, nextCursor, searchMode, writeResult } from './rows';
 
 const proCon = z
@@ -16,7 +16,7 @@ export const decisionOption = z.strictObject({
 export const relatedTaskIds = z
   .array(taskRef)
   .max(50)
-  .describe('tasks it came from');
+  .meta(docs('tasks it came from'));
 
 const loggedStatus = z.enum(['proposed', 'accepted', 'rejected']);
 const anyStatus = decisionStatus;
@@ -28,9 +28,9 @@ export const decisionLogInput = z.strictObject({
   rationale: z.string().max(20_000).optional(),
   consequences: z.string().max(20_000).optional(),
   options: z.array(decisionOption).max(20).optional(),
-  project_id: projectRef.optional().describe('default the superseded one’s'),
-  status: loggedStatus.optional().describe('default accepted'),
-  supersedes_decision_id: uuid.optional().describe('it becomes superseded'),
+  project_id: projectRef.optional().meta(docs('default the superseded one’s')),
+  status: loggedStatus.optional().meta(docs('default accepted')),
+  supersedes_decision_id: uuid.optional().meta(docs('it becomes superseded')),
   related_task_ids: relatedTaskIds.optional(),
   idempotency_key: idempotencyKey.optional(),
 });
@@ -61,12 +61,12 @@ export type DecisionSetStatusOutput = z.infer<typeof decisionSetStatusOutput>;
 export const decisionQueryInput = z.strictObject({
   project_id: projectRef.optional(),
   q: z.string().min(1).max(1000).optional(),
-  semantic: z.boolean().optional().describe('rank by meaning (needs q)'),
+  semantic: z.boolean().optional().meta(docs('rank by meaning (needs q)')),
   status: z.union([anyStatus, z.array(anyStatus).min(1).max(4)]).optional(),
   include_superseded: z.boolean().optional(),
   since: z.iso.datetime({ offset: true }).optional(),
   task_id: taskRef.optional(),
-  top_k: z.number().int().min(1).max(50).optional().describe('default 10'),
+  top_k: z.number().int().min(1).max(50).optional().meta(docs('default 10')),
   min_similarity: z.number().min(0).max(1).optional(),
   limit: limit(50, 200).optional(),
   cursor: cursor.optional(),
@@ -88,9 +88,7 @@ export const decisionTools = [
     room: 'decisions',
     title: 'Log a decision',
     description:
-      'Records a decision others must follow: title, choice, context, rationale, consequences, options ' +
-      'weighed. Append-only: to change one, log another with supersedes_decision_id. Returns {decision, ' +
-      'decision_id, embedding_status, superseded}. Use when a choice is made that later work must respect.',
+      'Records a decision with its context, rationale and options; append-only, supersede to change it. Returns {decision}. Use when a choice binds later work.',
     input: decisionLogInput,
     output: decisionLogOutput,
     kind: 'write',
@@ -101,8 +99,7 @@ export const decisionTools = [
     room: 'decisions',
     title: 'Move a decision’s status',
     description:
-      'Moves a decision between proposed, accepted and rejected; its content never changes (supersede ' +
-      'instead). Returns {decision, previous_status, changed}. Use when a proposal is accepted or rejected.',
+      'Moves a decision between proposed, accepted and rejected. Returns {decision, changed}. Use when a proposal is settled.',
     input: decisionSetStatusInput,
     output: decisionSetStatusOutput,
     kind: 'write',
@@ -114,9 +111,7 @@ export const decisionTools = [
     room: 'decisions',
     title: 'Find decisions',
     description:
-      'Lists decisions newest first, q filtering by words, or with semantic:true by meaning and words; ' +
-      'superseded ones only with include_superseded. Returns {decisions, mode, next_cursor}. Use when you ' +
-      'are about to choose: check what was decided.',
+      'Returns decisions newest first, by words, or by meaning with semantic:true. Use when you are about to choose: check what was decided.',
     input: decisionQueryInput,
     output: decisionQueryOutput,
     kind: 'read',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { actorRef, cursor, idempotencyKey, limit, uuid } from './fields';
+import { actorRef, cursor, idempotencyKey, limit, uuid, docs } from './fields';
 import { featureRequestRow, featureRequestStatus, id, nextCursor, writeResult } from './rows';
 
 const frStatus = featureRequestStatus;
@@ -10,7 +10,7 @@ export const featureRequestCreateInput = z.strictObject({
   title: z.string().trim().min(1).max(200),
   body: z.string().trim().min(1).max(20_000).describe('what you tried, what happened, what would have helped'),
   kind: frKind,
-  severity: z.enum(['low', 'medium', 'high']).optional().describe('default medium'),
+  severity: z.enum(['low', 'medium', 'high']).optional().meta(docs('default medium')),
   tool_name: z.string().min(1).max(100).optional(),
   error_code: z.string().min(1).max(100).optional(),
   context: z
@@ -18,7 +18,7 @@ export const featureRequestCreateInput = z.strictObject({
     .refine((v) => JSON.stringify(v).length <= 8000, 'at most 8 kB')
     .optional()
     .describe('what you sent and got back (no secrets)'),
-  fingerprint: z.string().min(1).max(200).optional().describe('dedup key while open'),
+  fingerprint: z.string().min(1).max(200).optional().meta(docs('dedup key while open')),
   idempotency_key: idempotencyKey.optional(),
 });
 export type FeatureRequestCreateInput = z.infer<typeof featureRequestCreateInput>;
@@ -54,10 +54,7 @@ export const feedbackTools = [
     room: 'feedback',
     title: 'Report a problem with Bullpen',
     description:
-      'Files a bug, friction, missing capability or docs gap about Bullpen itself; repeats while open ' +
-      "count on one request. Owners and Bullpen's makers read it: never include secrets. Returns " +
-      '{feature_request, feature_request_id, created, deduplicated, redacted}. Use when Bullpen gets in ' +
-      'your way.',
+      'Files a bug, friction, missing capability or docs gap in Bullpen itself; never include secrets. Returns {feature_request}. Use when Bullpen gets in your way.',
     input: featureRequestCreateInput,
     output: featureRequestCreateOutput,
     kind: 'write',
@@ -69,8 +66,7 @@ export const feedbackTools = [
     room: 'feedback',
     title: 'Read filed requests',
     description:
-      "Returns the workspace's reports with status (open → accepted → in_progress → shipped | declined) " +
-      'and resolution: {feature_requests, counts, next_cursor}. Use when you want the outcome of a report.',
+      'Returns filed reports with status and resolution. Use when you want the outcome of a report.',
     input: featureRequestQueryInput,
     output: featureRequestQueryOutput,
     kind: 'read',

@@ -74,4 +74,4 @@ export const waitSeconds = z
   .number()
   .min(0)
   .max(60)
-  .describe('≤ 60: wait for something instead of polling');
+  .describe('≤ 60: hold until something arrives');

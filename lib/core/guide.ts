@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { docs } from './fields';
 import { defineTool } from './tool';
 import { GUIDE_TOPIC_IDS, guideIndex, guideTopic } from './guide-content';
 
 export const guideInput = z.strictObject({
-  topic: z.enum(GUIDE_TOPIC_IDS).optional().describe('omit for the topic index'),
+  topic: z.enum(GUIDE_TOPIC_IDS).optional().meta(docs('omit for the topic index')),
 });
 export type GuideInput = z.infer<typeof guideInput>;
 
@@ -26,8 +27,7 @@ export const guideTools = [
     room: 'guide',
     title: 'How to use Bullpen',
     description:
-      'Returns the manual as {topic, title, markdown}: bare, the topic index and your tools; with topic, ' +
-      'that topic. Use when unsure how Bullpen works; start with "the-loop".',
+      'Returns the manual: bare, the topic index and your tools; with topic, that topic. Use when unsure how Bullpen works.',
     input: guideInput,
     output: guideOutput,
     kind: 'read',

@@ -12,24 +12,25 @@ import {
   taskRef,
   uuid,
   waitSeconds,
+  docs,
 } from './fields';
 import { handoffRow, id, inboxCounts, inboxItem, nextCursor, notificationRow, taskFull, waitedMs, writeResult } from './rows';
 
 export const handoffCreateInput = z.strictObject({
   to_actor_ids: z.array(actorRef).min(1).max(50),
   title: z.string().trim().min(1).max(500),
-  kind: handoffKind.optional().describe('default handoff'),
+  kind: handoffKind.optional().meta(docs('default handoff')),
   body: z.string().max(100_000).optional(),
   options: z
     .array(z.string().trim().min(1).max(200))
     .max(20)
     .optional()
-    .describe('answers to choose from; review and approval have defaults'),
-  allow_free_text: z.boolean().optional().describe('default true'),
+    .meta(docs('answers to choose from; review and approval have defaults')),
+  allow_free_text: z.boolean().optional().meta(docs('default true')),
   due_at: z.iso.datetime({ offset: true }).optional(),
   related_task_id: taskRef.optional(),
   related_project_id: projectRef.optional(),
-  fingerprint: z.string().min(1).max(200).optional().describe('dedup key; default from sender, recipients, kind, title'),
+  fingerprint: z.string().min(1).max(200).optional().meta(docs('dedup key; default from sender, recipients, kind, title')),
   idempotency_key: idempotencyKey.optional(),
 });
 export type HandoffCreateInput = z.infer<typeof handoffCreateInput>;
@@ -62,7 +63,7 @@ export const handoffResponse = z
     text: z.string().max(20_000).optional(),
     result_ref: z.string().max(2000).optional().describe('a URL, task ref or commit'),
   })
-  .describe('other fields are kept');
+  .meta(docs('other fields are kept'));
 
 export const handoffRespondInput = z.strictObject({
   handoff_id: handoffId,
@@ -80,7 +81,7 @@ export type HandoffRespondOutput = z.infer<typeof handoffRespondOutput>;
 
 export const handoffResolveInput = z.strictObject({
   handoff_id: handoffId,
-  resolution: z.enum(['processed', 'cancelled']).optional().describe('default processed'),
+  resolution: z.enum(['processed', 'cancelled']).optional().meta(docs('default processed')),
   note: z.string().min(1).max(20_000).optional(),
   idempotency_key: idempotencyKey.optional(),
 });
@@ -93,7 +94,7 @@ export const handoffQueryInput = z.strictObject({
   direction: z
     .enum(['to_me', 'from_me', 'any'])
     .optional()
-    .describe('from_me: sent by you; default any'),
+    .meta(docs('from_me: sent by you; default any')),
   status: z.array(handoffStatus).max(4).optional(),
   type: z.array(handoffKind).max(5).optional(),
   related_task_id: taskRef.optional(),
@@ -107,7 +108,7 @@ export const handoffQueryOutput = z.strictObject({ handoffs: z.array(handoffRow)
 export type HandoffQueryOutput = z.infer<typeof handoffQueryOutput>;
 
 export const inboxInput = z.strictObject({
-  kinds: z.array(inboxItemKind).min(1).max(3).optional().describe('default all'),
+  kinds: z.array(inboxItemKind).min(1).max(3).optional().meta(docs('default all')),
   ack: z.array(uuid).max(200).optional().describe('ids of items you acted on'),
   wait_seconds: waitSeconds.optional(),
   limit: limit(50, 200).optional(),
@@ -160,10 +161,7 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'Hand work to someone',
     description:
-      'Asks actors for something: kind handoff, question, review, collab or approval, with options, a ' +
-      'related task or project and due_at; a live duplicate (same fingerprint) comes back with ' +
-      "deduped:true. Returns {handoff, handoff_id, deduped}. Use when you need another actor's work or " +
-      'answer; its answer arrives in inbox.',
+      'Asks actors for a handoff, question, review, collab or approval; answers arrive in inbox. Returns {handoff, deduped}. Use when you need another actor.',
     input: handoffCreateInput,
     output: handoffCreateOutput,
     kind: 'write',
@@ -174,9 +172,7 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'Claim a handoff',
     description:
-      'Takes an open handoff addressed to you so no other recipient works it; a racing loser gets CONFLICT ' +
-      'naming the holder. Returns {handoff, claimed, already_yours}. Use when you start on a handoff sent ' +
-      'to several actors.',
+      'Takes a handoff sent to you so no other recipient works it. Returns {handoff, claimed}. Use when it went to several actors.',
     input: handoffClaimInput,
     output: handoffClaimOutput,
     kind: 'write',
@@ -188,9 +184,7 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'Answer a handoff',
     description:
-      'Answers a handoff addressed to you and notifies the sender; a review answered request_changes sends ' +
-      'its task back with your text as a comment, approve lets it close. Returns {handoff, task?, ' +
-      'task_moved?}. Use when you have the answer or the result.',
+      'Answers a handoff sent to you; request_changes on a review reopens its task. Returns {handoff, task?}. Use when you have the answer.',
     input: handoffRespondInput,
     output: handoffRespondOutput,
     kind: 'write',
@@ -201,8 +195,7 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'Close a handoff',
     description:
-      'Closes a handoff you sent or claimed, as processed (default) or cancelled; a resolved one no longer ' +
-      'dedups. Returns {handoff}. Use when the matter is settled.',
+      'Closes a handoff you sent or claimed, as processed or cancelled. Returns {handoff}. Use when the matter is settled.',
     input: handoffResolveInput,
     output: handoffResolveOutput,
     kind: 'write',
@@ -214,8 +207,7 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'List handoffs',
     description:
-      'Lists handoffs newest first with recipients and answers; direction from_me (sent by you), to_me or ' +
-      'any. Returns {handoffs, next_cursor}. Use when you look for the answer to what you asked.',
+      'Returns handoffs newest first, to you, from you or any, with answers. Use when you look for the answer to what you asked.',
     input: handoffQueryInput,
     output: handoffQueryOutput,
     kind: 'read',
@@ -226,9 +218,7 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'Your inbox',
     description:
-      'Returns what waits for you, oldest first (handoffs to you, answers to yours, notifications): ' +
-      '{items, total, counts, acked}. Pass the ids you handled in ack; unacked items come back. Use when ' +
-      'idle or between tasks, with wait_seconds instead of polling.',
+      'Returns what waits for you, oldest first; ack the ids you handled or they come back. Use when idle, with wait_seconds instead of polling.',
     input: inboxInput,
     output: inboxOutput,
     kind: 'write',
@@ -245,9 +235,7 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'Your notifications',
     description:
-      'Returns your notifications newest first (handoffs, answers, @mentions, assignments, reviews, ' +
-      'unblocked tasks): {notifications, unread_count, next_cursor}. Use when you need more than inbox ' +
-      'shows.',
+      'Returns your notifications newest first, with unread_count. Use when you need more than inbox shows.',
     input: notificationQueryInput,
     output: notificationQueryOutput,
     kind: 'read',
@@ -258,8 +246,7 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'Mark notifications read',
     description:
-      'Marks your notifications read, by ids or all:true. Returns {marked, unread_count}. Use when you ' +
-      'have seen them outside inbox acks.',
+      'Marks notifications read, by ids or all:true. Returns {marked, unread_count}. Use when you saw them outside inbox.',
     input: notificationMarkReadInput as unknown as z.ZodObject,
     output: notificationMarkReadOutput,
     kind: 'write',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { actorKind, cursor, idempotencyKey, limit } from './fields';
+import { actorKind, cursor, idempotencyKey, limit, docs } from './fields';
 import { activityEntry, actorRow, id, inboxCounts, inboxItem, nextCursor, projectStub, taskRow, timestamp, writeResult } from './rows';
 
 export const whoamiInput = z.strictObject({
@@ -8,7 +8,7 @@ export const whoamiInput = z.strictObject({
     .array(z.enum(['tasks', 'inbox', 'delta', 'projects']))
     .max(4)
     .optional()
-    .describe('default all'),
+    .meta(docs('default all')),
 });
 export type WhoamiInput = z.infer<typeof whoamiInput>;
 
@@ -48,8 +48,8 @@ export const registerActorInput = z.strictObject({
   external_ref: z.string().min(1).max(200).describe('stable identity, e.g. "claude-code:alice-laptop"'),
   kind: actorKind,
   display_name: z.string().min(1).max(200).optional(),
-  group: z.string().min(1).max(100).optional().describe('e.g. "backend"'),
-  role: z.string().min(1).max(100).optional().describe('e.g. "reviewer"'),
+  group: z.string().min(1).max(100).optional().meta(docs('e.g. "backend"')),
+  role: z.string().min(1).max(100).optional().meta(docs('e.g. "reviewer"')),
   capabilities: z.array(z.string().min(1).max(64)).max(50).optional(),
   idempotency_key: idempotencyKey.optional(),
 });
@@ -62,7 +62,7 @@ export const actorQueryInput = z.strictObject({
   kind: actorKind.optional(),
   group: z.string().min(1).max(100).optional(),
   capability: z.string().min(1).max(64).optional(),
-  q: z.string().min(1).max(200).optional().describe('matches name, external_ref or role'),
+  q: z.string().min(1).max(200).optional().meta(docs('matches name, external_ref or role')),
   limit: limit(50, 200).optional(),
   cursor: cursor.optional(),
 });
@@ -77,9 +77,7 @@ export const identityTools = [
     room: 'identity',
     title: 'Who am I and what is mine',
     description:
-      'Returns your actor, workspace, open tasks, inbox, pool.ready (tasks claimable now), projects, delta ' +
-      '(what changed since your last visit) and hints.next (the call to make next). Use when a run starts, ' +
-      'first.',
+      'Returns your tasks, inbox, ready work, projects, changes since your last visit and hints.next (the call to make next). Use when a run starts, first.',
     input: whoamiInput,
     output: whoamiOutput,
     kind: 'read',
@@ -90,9 +88,7 @@ export const identityTools = [
     room: 'identity',
     title: 'Register an actor',
     description:
-      'Registers or re-resolves an agent, human or service by external_ref (the same ref with another kind ' +
-      'is CONFLICT). Returns {actor, created}. Use when an actor must exist before you assign it work or a ' +
-      'handoff.',
+      'Registers or finds an agent, human or service by external_ref. Returns {actor, created}. Use when an actor must exist before it gets work.',
     input: registerActorInput,
     output: registerActorOutput,
     kind: 'write',
@@ -104,8 +100,7 @@ export const identityTools = [
     room: 'identity',
     title: 'Find actors',
     description:
-      'Finds actors by kind, group, capability or text. Returns {actors, next_cursor}. Use when you need ' +
-      'an actor id to assign a task or address a handoff.',
+      'Returns actors by kind, group, capability or text. Use when you need an actor id for a task or a handoff.',
     input: actorQueryInput,
     output: actorQueryOutput,
     kind: 'read',

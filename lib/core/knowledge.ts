@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { idempotencyKey, projectRef, uuid } from './fields';
+import { idempotencyKey, projectRef, uuid, docs } from './fields';
 import { relatedTaskIds } from './decisions';
 import { id, noteHit, noteKind, noteRow, searchMode, writeResult } from './rows';
 
 const tag = z.string().min(1).max(64);
-const expiresAt = z.iso.datetime({ offset: true }).describe('then it is purged');
+const expiresAt = z.iso.datetime({ offset: true }).meta(docs('then it is purged'));
 
 export const knowledgeWriteInput = z.strictObject({
   title: z.string().min(1).max(500),
   body: z.string().min(1).max(100_000),
-  kind: noteKind.optional().describe('default note'),
+  kind: noteKind.optional().meta(docs('default note')),
   project_id: projectRef.optional(),
   tags: z.array(tag).max(20).optional(),
   expires_at: expiresAt.optional(),
@@ -32,10 +32,10 @@ export const knowledgeUpdateInput = z.strictObject({
       kind: noteKind.optional(),
       project_id: projectRef.nullable().optional(),
       expires_at: expiresAt.nullable().optional().describe('null keeps it for good'),
-      related_task_ids: relatedTaskIds.optional().describe('replaces them'),
+      related_task_ids: relatedTaskIds.optional().meta(docs('replaces them')),
     })
     .refine((p) => Object.keys(p).length > 0, 'name at least one field to change'),
-  expected_version: z.number().int().min(1).max(2_147_483_647).optional().describe('CONFLICT unless still this version'),
+  expected_version: z.number().int().min(1).max(2_147_483_647).optional().meta(docs('CONFLICT unless still this version')),
   idempotency_key: idempotencyKey.optional(),
 });
 export type KnowledgeUpdateInput = z.infer<typeof knowledgeUpdateInput>;
@@ -49,11 +49,11 @@ export const knowledgeUpdateOutput = writeResult({
 export type KnowledgeUpdateOutput = z.infer<typeof knowledgeUpdateOutput>;
 
 export const knowledgeSearchInput = z.strictObject({
-  q: z.string().min(1).max(1000).optional().describe('in your own words; omit for the newest'),
+  q: z.string().min(1).max(1000).optional().meta(docs('in your own words; omit for the newest')),
   project_id: projectRef.optional(),
   kind: noteKind.optional(),
-  tags: z.array(tag).max(20).optional().describe('all of these'),
-  top_k: z.number().int().min(1).max(50).optional().describe('default 10'),
+  tags: z.array(tag).max(20).optional().meta(docs('all of these')),
+  top_k: z.number().int().min(1).max(50).optional().meta(docs('default 10')),
   min_similarity: z.number().min(0).max(1).optional(),
   lexical_only: z.boolean().optional(),
 });
@@ -73,9 +73,7 @@ export const knowledgeTools = [
     room: 'knowledge',
     title: 'Write a knowledge note',
     description:
-      'Saves a note, runbook, finding or snippet for later actors; it is embedded in the background ' +
-      '(embedding_status "pending"). Returns {note, note_id, embedding_status}. Use when you learned what ' +
-      'cost time: how to run X, why Y, a gotcha.',
+      'Saves a note, runbook, finding or snippet, embedded in the background. Returns {note}. Use when you learned what cost you time.',
     input: knowledgeWriteInput,
     output: knowledgeWriteOutput,
     kind: 'write',
@@ -86,9 +84,7 @@ export const knowledgeTools = [
     room: 'knowledge',
     title: 'Update a knowledge note',
     description:
-      'Patches a note, re-embedding only when the text changes; expected_version guards concurrent edits. ' +
-      'Returns {note, changed, embedding_status, re_embed}. Use when a note is wrong or stale, instead of ' +
-      'writing a contradicting one.',
+      'Patches a note; expected_version guards concurrent edits. Returns {note, changed}. Use when a note is wrong or stale.',
     input: knowledgeUpdateInput,
     output: knowledgeUpdateOutput,
     kind: 'write',
@@ -100,9 +96,7 @@ export const knowledgeTools = [
     room: 'knowledge',
     title: 'Search knowledge by meaning',
     description:
-      'Finds notes by meaning fused with words (lexical_only: words only); expired notes never appear. ' +
-      'Returns {results, mode, model, fallback_reason}. Use when you start research: someone may have ' +
-      'written it down.',
+      'Returns notes by meaning and words (lexical_only: words alone). Use when you start research: someone may have written it down.',
     input: knowledgeSearchInput,
     output: knowledgeSearchOutput,
     kind: 'read',

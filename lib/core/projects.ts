@@ -1,21 +1,21 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { actorRef, cursor, idempotencyKey, isoDate, limit, projectRef, projectStatus, uuid } from './fields';
+import { actorRef, cursor, idempotencyKey, isoDate, limit, projectRef, projectStatus, uuid, docs } from './fields';
 import { id, nextCursor, projectBrief, projectListRow, projectRow, writeResult } from './rows';
 
 const projectKey = z
   .string()
   .regex(/^[A-Za-z][A-Za-z0-9_]{0,15}$/, '1–16 letters, digits or _, starting with a letter')
-  .describe('e.g. "PAY"; default from the title');
+  .describe('e.g. "PAY"').meta(docs('default from the title'));
 
 export const projectCreateInput = z.strictObject({
   title: z.string().min(1).max(200),
   key: projectKey.optional(),
   summary: z.string().max(2000).optional(),
   description: z.string().max(50000).optional(),
-  status: projectStatus.optional().describe('default active'),
+  status: projectStatus.optional().meta(docs('default active')),
   parent_project_id: projectRef.optional(),
-  owner_actor_id: actorRef.optional().describe('default you'),
+  owner_actor_id: actorRef.optional().meta(docs('default you')),
   target_on: isoDate.optional(),
   idempotency_key: idempotencyKey.optional(),
 });
@@ -36,7 +36,7 @@ export const projectUpdateInput = z.strictObject({
       owner_actor_id: actorRef.nullable().optional(),
       parent_project_id: projectRef.nullable().optional(),
     })
-    .describe('null clears a field'),
+    .meta(docs('null clears a field')),
   idempotency_key: idempotencyKey.optional(),
 });
 export type ProjectUpdateInput = z.infer<typeof projectUpdateInput>;
@@ -53,7 +53,7 @@ export const projectQueryInput = z.strictObject({
   q: z.string().min(1).max(200).optional(),
   owner_actor_id: actorRef.optional(),
   repository_id: uuid.optional(),
-  detail: z.enum(['summary', 'full']).optional().describe('full adds task counts'),
+  detail: z.enum(['summary', 'full']).optional().meta(docs('full adds task counts')),
   limit: limit(50, 200).optional(),
   cursor: cursor.optional(),
 });
@@ -80,8 +80,7 @@ export const projectTools = [
     room: 'projects',
     title: 'Create a project',
     description:
-      'Creates a project, optionally under a parent; its key names its tasks (PAY-12). Returns {project, ' +
-      'project_id, key}. Use when work starts that belongs to no existing project.',
+      'Creates a project; its key prefixes its task refs (PAY-12). Returns {project, key}. Use when work fits no existing project.',
     input: projectCreateInput,
     output: projectCreateOutput,
     kind: 'write',
@@ -92,8 +91,7 @@ export const projectTools = [
     room: 'projects',
     title: 'Update a project',
     description:
-      'Patches a project; a parent that would make a cycle is CYCLE_DETECTED. Returns {project, changed}. ' +
-      'Use when its status, owner, dates or text change.',
+      'Patches a project. Returns {project, changed}. Use when its status, owner, dates or text change.',
     input: projectUpdateInput,
     output: projectUpdateOutput,
     kind: 'write',
@@ -105,8 +103,7 @@ export const projectTools = [
     room: 'projects',
     title: 'List projects',
     description:
-      'Lists or searches projects; detail:"full" adds task counts. Returns {projects, next_cursor}. Use ' +
-      'when you need a project key or an overview.',
+      'Returns projects, with task counts on detail:"full". Use when you need a project key or an overview.',
     input: projectQueryInput,
     output: projectQueryOutput,
     kind: 'read',
@@ -117,8 +114,7 @@ export const projectTools = [
     room: 'projects',
     title: 'Project brief',
     description:
-      'Returns one project at a glance: status, task counts, top open tasks, recent decisions, knowledge, ' +
-      'repositories, activity. Use when you start on a project you do not know.',
+      'Returns a project at a glance: task counts, top open tasks, decisions, notes, repos, activity. Use when you start on a project.',
     input: projectBriefInput,
     output: projectBriefOutput,
     kind: 'read',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { cursor, idempotencyKey, limit, projectRef, taskRef, uuid } from './fields';
+import { cursor, idempotencyKey, limit, projectRef, taskRef, uuid, docs } from './fields';
 import { stripCredentials } from './remote';
 import { codeRefRow, id, nextCursor, prState as prStateRow, repoRole, repositoryRow, writeResult } from './rows';
 import { runRef } from './runs';
@@ -17,17 +17,17 @@ const refType = z.enum(['commit', 'branch', 'pr', 'tag', 'compare']);
 const prState = prStateRow;
 const sha = z.string().regex(/^[0-9a-fA-F]{4,64}$/, 'a commit sha');
 const webUrl = z.url({ protocol: /^https?$/ }).max(2000);
-const objectRef = z.string().min(1).max(64).describe('uuid, or KEY-N for a task, key for a project');
+const objectRef = z.string().min(1).max(64).describe('PAY-12, PAY or uuid');
 
 const codeRefFields = {
   ref_type: refType.describe('commit needs sha, branch branch, pr pr_number or pr_url, tag tag, compare url'),
-  repository_id: uuid.optional().describe("default your run's, else the project's primary"),
-  sha: sha.optional().describe("default your run's head"),
-  branch: z.string().min(1).max(250).optional().describe("default your run's branch"),
+  repository_id: uuid.optional().meta(docs("default your run's, else the project's primary")),
+  sha: sha.optional().meta(docs("default your run's head")),
+  branch: z.string().min(1).max(250).optional().meta(docs("default your run's branch")),
   tag: z.string().min(1).max(250).optional(),
   pr_number: z.number().int().min(1).max(999_999_999).optional(),
   pr_url: webUrl.optional(),
-  pr_state: prState.optional().describe('pr only; default open'),
+  pr_state: prState.optional().meta(docs('pr only; default open')),
   title: z.string().min(1).max(500).optional(),
   url: webUrl.optional(),
   run_id: runRef.optional(),
@@ -35,9 +35,9 @@ const codeRefFields = {
 };
 
 export const repoRegisterInput = z.strictObject({
-  autodetect: z.boolean().optional().describe('the repository you stand in (default without input)'),
+  autodetect: z.boolean().optional().meta(docs('the repository you stand in; the default without input')),
   remote_url: remoteUrl.optional(),
-  host: z.string().min(1).max(253).optional().describe('default github.com'),
+  host: z.string().min(1).max(253).optional().meta(docs('default github.com')),
   owner: z.string().min(1).max(200).optional(),
   name: z.string().min(1).max(200).optional(),
   slug: z.string().min(3).max(400).optional().describe('owner/name'),
@@ -58,7 +58,7 @@ export const repoLinkInput = z
     project_id: projectRef,
     repository_id: uuid.optional(),
     repo_slug: z.string().min(3).max(400).optional().describe('owner/name or host/owner/name'),
-    role: z.enum(['primary', 'dependency', 'docs']).optional().describe('default primary'),
+    role: z.enum(['primary', 'dependency', 'docs']).optional().meta(docs('default primary')),
     remove: z.boolean().optional(),
     idempotency_key: idempotencyKey.optional(),
   })
@@ -132,7 +132,7 @@ export const codeRefUpdateOutput = writeResult({
 });
 
 export const codeRefQueryInput = z.strictObject({
-  object_type: z.enum(['task', 'decision', 'note', 'project']).optional().describe('default task'),
+  object_type: z.enum(['task', 'decision', 'note', 'project']).optional().meta(docs('default task')),
   object_id: objectRef.optional(),
   repository_id: uuid.optional(),
   ref_type: refType.optional(),
@@ -151,9 +151,7 @@ export const repoTools = [
     room: 'repositories',
     title: 'Register a repository',
     description:
-      'Resolves or registers a git repository by its normalised remote (credentials stripped); without ' +
-      'input, the one you stand in (over MCP: the X-Bullpen-Repo header or remote_url). Returns ' +
-      '{repository, repository_id, created, current_run}. Use when a repository is not known yet.',
+      'Registers or finds a git repository by its remote; without input, the one you stand in. Returns {repository, created}. Use when it is not known yet.',
     input: repoRegisterInput,
     output: repoRegisterOutput,
     kind: 'write',
@@ -165,9 +163,7 @@ export const repoTools = [
     room: 'repositories',
     title: 'Link a project to a repository',
     description:
-      'Links a project to a repository as primary, dependency or docs; linking again changes the role, ' +
-      'remove:true unlinks. Returns {project_id, repository, linked, role, previous_role, created}. Use ' +
-      "when a project's code lives in a repository.",
+      "Links a project to a repository as primary, dependency or docs; remove:true unlinks. Returns {linked, role}. Use when a project's code lives there.",
     input: repoLinkInput,
     output: repoLinkOutput,
     kind: 'write',
@@ -179,8 +175,7 @@ export const repoTools = [
     room: 'repositories',
     title: 'List repositories',
     description:
-      'Lists repositories with their linked projects and roles. Returns {repositories, next_cursor}. Use ' +
-      'when you need a repository id or the repositories of a project.',
+      "Returns repositories with their linked projects. Use when you need a repository id or a project's repositories.",
     input: repoQueryInput,
     output: repoQueryOutput,
     kind: 'read',
@@ -191,9 +186,7 @@ export const repoTools = [
     room: 'repositories',
     title: 'Link code to a task',
     description:
-      'Records the commit, branch, PR, tag or compare that delivered a task; repository, branch and sha ' +
-      'default from your run, the same ref again updates it. Satisfies the evidence gate. Returns ' +
-      '{code_ref_id, code_ref, created}. Use when you commit or open a PR for a task.',
+      'Records the commit, branch, PR, tag or compare that delivered a task (evidence). Returns {code_ref, created}. Use when you commit or open a PR.',
     input: taskCodeRefInput,
     output: codeRefWritten,
     kind: 'write',
@@ -205,9 +198,7 @@ export const repoTools = [
     room: 'repositories',
     title: 'Link code to any object',
     description:
-      'task_code_ref for a task, decision, note or project (object_type, object_id), with the same ' +
-      'defaults. Returns {code_ref_id, code_ref, created}. Use when code belongs to something other than a ' +
-      'task.',
+      'task_code_ref for a decision, note or project. Returns {code_ref, created}. Use when code belongs to something other than a task.',
     input: codeRefAddInput,
     output: codeRefWritten,
     kind: 'write',
@@ -219,8 +210,7 @@ export const repoTools = [
     room: 'repositories',
     title: 'Move a PR forward',
     description:
-      'Patches a code ref (pr_state, sha, title, url): merged logs pr.merged; a PR closed unmerged stops ' +
-      'counting as evidence. Returns {code_ref, changed, previous_pr_state}. Use when a PR moves.',
+      'Patches a code ref (pr_state, sha, title, url). Returns {code_ref, changed}. Use when a PR moves.',
     input: codeRefUpdateInput,
     output: codeRefUpdateOutput,
     kind: 'write',
@@ -232,8 +222,7 @@ export const repoTools = [
     room: 'repositories',
     title: 'Find code refs',
     description:
-      'Returns code refs newest first by object, repository, ref type, PR state or run: {code_refs, ' +
-      'next_cursor}. Use when you ask which code delivered some work.',
+      'Returns code refs newest first by record, repository, type, PR state or run. Use when you ask which code delivered some work.',
     input: codeRefQueryInput,
     output: codeRefQueryOutput,
     kind: 'read',

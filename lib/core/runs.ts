@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { actorRef, cursor, idempotencyKey, limit } from './fields';
+import { actorRef, cursor, idempotencyKey, limit, docs } from './fields';
 import { id, nextCursor, runCounts, runRow, runStatus as runStatusRow, timestamp, writeResult } from './rows';
 
 /** A run key: what X-Bullpen-Run / BULLPEN_RUN_ID carry. */
@@ -12,7 +12,7 @@ export const runKey = z
 export const runRef = z
   .string()
   .regex(/^[A-Za-z0-9._:@-]{1,128}$/, 'a run uuid or run key')
-  .describe('uuid or key; default your run');
+  .describe('run key or uuid').meta(docs('default your run'));
 
 const runStatus = runStatusRow;
 
@@ -36,7 +36,7 @@ export const runForkInput = z.strictObject({
   label: z.string().min(1).max(200).optional(),
   goal: z.string().min(1).max(2000).optional(),
   agent_role: z.string().min(1).max(100).optional(),
-  run_key: runKey.optional().describe('default derived from yours'),
+  run_key: runKey.optional().meta(docs('default derived from yours')),
   idempotency_key: idempotencyKey.optional(),
 });
 export type RunForkInput = z.infer<typeof runForkInput>;
@@ -50,10 +50,10 @@ export const runForkOutput = writeResult({
 });
 
 export const runHeartbeatInput = z.strictObject({
-  run_key: runKey.optional().describe('default yours'),
+  run_key: runKey.optional().meta(docs('default yours')),
   head_sha: z.string().regex(/^[0-9a-fA-F]{4,64}$/, 'a commit sha').optional(),
   branch: z.string().min(1).max(250).optional(),
-  dirty: z.boolean().optional().describe('uncommitted changes'),
+  dirty: z.boolean().optional().meta(docs('uncommitted changes')),
   remote_url: z.string().min(1).max(2000).optional().describe('`git remote get-url origin`'),
   counts: counts.optional(),
   usage: usage.optional(),
@@ -68,7 +68,7 @@ export const runHeartbeatOutput = writeResult({
 });
 
 export const runEndInput = z.strictObject({
-  run_key: runKey.optional().describe('default yours'),
+  run_key: runKey.optional().meta(docs('default yours')),
   status: z.enum(['succeeded', 'failed', 'cancelled']),
   summary: z.string().min(1).max(4000).optional(),
   counts: counts.optional(),
@@ -91,10 +91,10 @@ export const runQueryInput = z.strictObject({
   actor_id: actorRef.optional(),
   status: z.union([runStatus, z.array(runStatus).max(5)]).optional(),
   kind: z.enum(['session', 'loop_tick', 'subagent']).optional(),
-  root_run_id: runRef.optional().describe('its subtree'),
+  root_run_id: runRef.optional().meta(docs('its subtree')),
   run_series_key: runKey.optional().describe('BULLPEN_RUN_GROUP'),
   since: z.iso.datetime({ offset: true }).optional(),
-  detail: z.enum(['summary', 'full']).optional().describe('full adds what each produced'),
+  detail: z.enum(['summary', 'full']).optional().meta(docs('full adds what each produced')),
   limit: limit(50, 200).optional(),
   cursor: cursor.optional(),
 });
@@ -148,8 +148,7 @@ export const runTools = [
     room: 'runs',
     title: 'Fork a child run',
     description:
-      'Registers a subagent run under yours. Returns {run, run_key, parent_run_id, env, headers}: give env ' +
-      'or headers to the child so its calls count as that run. Use when you start a subagent.',
+      'Registers a subagent run under yours. Returns {run_key, env, headers} for the child. Use when you start a subagent.',
     input: runForkInput,
     output: runForkOutput,
     kind: 'write',
@@ -160,9 +159,7 @@ export const runTools = [
     room: 'runs',
     title: 'Keep a run alive',
     description:
-      'Marks your run alive and records head_sha, branch, dirty, remote_url, counts and usage; a run ' +
-      'silent for 30 min is abandoned and its leases freed. Returns {run, revived, ' +
-      'heartbeat_within_seconds}. Use when working long: every few minutes.',
+      'Marks your run alive, with head_sha, branch, counts and usage; a run silent 30 min is abandoned. Returns {run}. Use when working long.',
     input: runHeartbeatInput,
     output: runHeartbeatOutput,
     kind: 'write',
@@ -174,8 +171,7 @@ export const runTools = [
     room: 'runs',
     title: 'End a run',
     description:
-      'Closes your run as succeeded, failed or cancelled, with summary, counts and usage; release_leases ' +
-      'frees the tasks it holds. Returns {run, already_ended, released, held_tasks}. Use when you stop.',
+      'Ends your run as succeeded, failed or cancelled; release_leases frees its tasks. Returns {run, released}. Use when you stop.',
     input: runEndInput,
     output: runEndOutput,
     kind: 'write',
@@ -187,9 +183,7 @@ export const runTools = [
     room: 'runs',
     title: 'List runs',
     description:
-      'Lists runs newest first by actor, status, kind, root run (its subtree), series or start; rows carry ' +
-      'tokens, cost and staleness. Returns {runs, next_cursor}. Use when you check who is working or what ' +
-      'runs cost.',
+      'Returns runs newest first, with tokens, cost and staleness. Use when you check who is working or what runs cost.',
     input: runQueryInput,
     output: runQueryOutput,
     kind: 'read',
@@ -200,8 +194,7 @@ export const runTools = [
     room: 'runs',
     title: 'Read a run',
     description:
-      'Returns one run (default yours) with its parent, and its subtree with include_children: {run, ' +
-      'parent, children_count, subtree?}. Use when you inspect a run.',
+      'Returns a run (default yours) with its parent and, on request, its subtree. Use when you inspect a run.',
     input: runGetInput,
     output: runGetOutput,
     kind: 'read',
@@ -212,9 +205,7 @@ export const runTools = [
     room: 'runs',
     title: 'What a run produced',
     description:
-      'Returns what a run produced (default yours): tasks created and done, decisions, notes, handoffs, ' +
-      'code refs, activity, tokens, cost, duration; include_children rolls up the subtree. Use when you ' +
-      'report or hand over.',
+      'Returns what a run produced: tasks, decisions, notes, handoffs, code refs, tokens, cost. Use when you report or hand over.',
     input: runSummaryInput,
     output: runSummaryOutput,
     kind: 'read',

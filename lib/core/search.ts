@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { cursor, idempotencyKey, limit, projectRef, uuid } from './fields';
+import { cursor, idempotencyKey, limit, projectRef, uuid, docs } from './fields';
 import { id, nextCursor, skillRow, writeResult } from './rows';
 
 export const SLUG_RULE = 'lowercase letters a-z, digits and single hyphens, 1–64 characters, no leading or trailing hyphen';
@@ -41,7 +41,7 @@ export const skillListInput = z.strictObject({
   project_id: projectRef.optional(),
   q: z.string().min(1).max(200).optional(),
   tag: z.string().min(1).max(64).optional(),
-  status: skillStatus.optional().describe('default active'),
+  status: skillStatus.optional().meta(docs('default active')),
   include_body: z.boolean().optional(),
   limit: limit(100, 500).optional(),
   cursor: cursor.optional(),
@@ -59,7 +59,7 @@ export const skillGetInput = z
   .strictObject({
     slug: skillSlug.optional(),
     skill_id: uuid.optional(),
-    project_id: projectRef.optional().describe('its skill first, then the workspace one'),
+    project_id: projectRef.optional().meta(docs('its skill first, then the workspace one')),
   })
   .superRefine((v, ctx) => {
     if ((v.slug === undefined) === (v.skill_id === undefined)) {
@@ -81,13 +81,13 @@ export const skillUpsertInput = z.strictObject({
     .min(1)
     .refine((b) => Buffer.byteLength(b, 'utf8') <= 65_536, 'at most 64 KB (UTF-8)')
     .optional()
-    .describe('≤ 64 KB; required on create'),
+    .describe('required on create'),
   description: z.string().min(1).max(1024).optional().describe('when to use it; required on create'),
-  name: z.string().min(1).max(200).optional().describe('default the slug'),
+  name: z.string().min(1).max(200).optional().meta(docs('default the slug')),
   project_id: projectRef.optional(),
   tags: z.array(z.string().min(1).max(64)).max(20).optional(),
   status: skillStatus.optional(),
-  expected_version: z.number().int().min(0).max(2_147_483_647).optional().describe('CONFLICT unless at this version (0: new)'),
+  expected_version: z.number().int().min(0).max(2_147_483_647).optional().meta(docs('CONFLICT unless at this version (0: new)')),
   idempotency_key: idempotencyKey.optional(),
 });
 export type SkillUpsertInput = z.infer<typeof skillUpsertInput>;
@@ -106,9 +106,7 @@ export const searchTools = [
     room: 'search',
     title: 'Search everything by keyword',
     description:
-      'Keyword search (full text + trigram) over projects, tasks, decisions, notes, comments, handoffs and ' +
-      'skills; KEY-N finds that task. Returns {results: [{object_type, object_id, title, ref, snippet, ' +
-      'rank}], q}. Use when you know a word or ref; knowledge_search for meaning.',
+      'Returns keyword matches with ref and snippet across projects, tasks, decisions, notes, comments, handoffs, skills. Use when you know a word or a ref.',
     input: searchInput,
     output: searchOutput,
     kind: 'read',
@@ -119,9 +117,7 @@ export const searchTools = [
     room: 'search',
     title: 'List skills',
     description:
-      'Lists skills (versioned markdown playbooks); with project_id, its skills shadow workspace ones of ' +
-      'the same slug. Bodies only with include_body. Returns {skills, project_id, next_cursor}. Use when ' +
-      'you look for a playbook.',
+      "Returns skills (markdown playbooks); a project's shadow the workspace's of the same slug. Use when you look for a playbook.",
     input: skillListInput,
     output: skillListOutput,
     kind: 'read',
@@ -132,8 +128,7 @@ export const searchTools = [
     room: 'search',
     title: 'Read a skill',
     description:
-      'Returns one skill by slug or skill_id (exactly one), with its body: {skill, shadows_skill_id}. ' +
-      'Follow the body as instructions. Use when a task matches a skill.',
+      'Returns one skill by slug or skill_id, with the body to follow. Use when a task matches a skill.',
     input: skillGetInput,
     output: skillGetOutput,
     kind: 'read',
@@ -144,9 +139,7 @@ export const searchTools = [
     room: 'search',
     title: 'Create or update a skill',
     description:
-      'Creates or changes a skill by slug (description and body required on create); version counts up, ' +
-      'expected_version guards edits, status "archived" retires it. Returns {skill, created, changed, ' +
-      'previous_version}. Use when a procedure is worth reusing.',
+      'Creates or updates a skill by slug; expected_version guards edits. Returns {skill, created}. Use when a procedure is worth reusing.',
     input: skillUpsertInput,
     output: skillUpsertOutput,
     kind: 'write',

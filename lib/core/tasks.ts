@@ -14,6 +14,7 @@ import {
   taskRef,
   taskStatus,
   waitSeconds,
+  docs,
 } from './fields';
 import {
   commentRow,
@@ -48,13 +49,13 @@ const taskFields = {
   acceptance_criteria: acceptanceCriteria.optional(),
   requires_evidence: z.boolean().optional(),
   reviewer_actor_id: actorRef.optional(),
-  status: z.enum(['backlog', 'todo']).optional().describe('default todo; backlog parks it'),
+  status: z.enum(['backlog', 'todo']).optional().meta(docs('default todo; backlog parks it')),
 };
 
 export const taskCreateInput = z.strictObject({
   project_id: projectRef,
   ...taskFields,
-  depends_on: z.array(taskRef).max(256).optional().describe('blockers: done before this is ready'),
+  depends_on: z.array(taskRef).max(256).optional().meta(docs('blockers: done before this is ready')),
   idempotency_key: idempotencyKey.optional(),
 });
 export type TaskCreateInput = z.infer<typeof taskCreateInput>;
@@ -108,10 +109,10 @@ export const taskUpdateInput = z.strictObject({
       acceptance_criteria: acceptanceCriteria.optional(),
       requires_evidence: z.boolean().optional(),
       reviewer_actor_id: nullableActorRef.optional(),
-      allow_reopen: z.boolean().optional().describe('needed to move a done or cancelled task'),
-      expected_status: taskStatus.optional().describe('CONFLICT unless still in this status'),
+      allow_reopen: z.boolean().optional().meta(docs('needed to move a done or cancelled task')),
+      expected_status: taskStatus.optional().meta(docs('CONFLICT unless still in this status')),
     })
-    .describe('null clears a field'),
+    .meta(docs('null clears a field')),
   idempotency_key: idempotencyKey.optional(),
 });
 export type TaskUpdateInput = z.infer<typeof taskUpdateInput>;
@@ -140,11 +141,11 @@ export const taskQueryInput = z.strictObject({
     .union([z.guid(), z.literal('me'), z.literal('unassigned')])
     .optional(),
   status: z.array(taskStatus).max(8).optional(),
-  state: z.enum(['ready', 'blocked']).optional().describe('ready: claimable now'),
+  state: z.enum(['ready', 'blocked']).optional().meta(docs('ready: claimable now')),
   label: label.optional(),
   due_before: isoDate.optional(),
-  q: z.string().min(1).max(200).optional().describe('words, or a ref like PAY-12'),
-  order_by: z.enum(['priority', 'created_at', 'updated_at', 'due_on']).optional().describe('default priority'),
+  q: z.string().min(1).max(200).optional().meta(docs('words, or a ref like PAY-12')),
+  order_by: z.enum(['priority', 'created_at', 'updated_at', 'due_on']).optional().meta(docs('default priority')),
   limit: limit(50, 500).optional(),
   cursor: cursor.optional(),
 });
@@ -200,10 +201,10 @@ export const taskLinkOutput = writeResult({
 export type TaskLinkOutput = z.infer<typeof taskLinkOutput>;
 
 export const taskClaimInput = z.strictObject({
-  task_id: taskRef.optional().describe('omit: the next ready task'),
+  task_id: taskRef.optional().meta(docs('omit: the next ready task')),
   project_id: projectRef.optional(),
   label: label.optional(),
-  lease_seconds: z.number().int().min(60).max(86_400).optional().describe('default 3600'),
+  lease_seconds: z.number().int().min(60).max(86_400).optional().meta(docs('default 3600')),
   repository_ids: z.array(z.guid()).max(20).optional(),
   wait_seconds: waitSeconds.optional(),
   idempotency_key: idempotencyKey.optional(),
@@ -244,9 +245,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Create a task',
     description:
-      'Creates a task, or a subtask with parent_task_id; depends_on names its blockers and ' +
-      'acceptance_criteria gates done. Returns {task, task_id, seq, ref} (ref is KEY-N). Use when you find ' +
-      'new work; task_create_many for a whole plan.',
+      'Creates a task; depends_on names its blockers, acceptance_criteria gate done. Returns {task, ref}. Use when you find new work.',
     input: taskCreateInput,
     output: taskCreateOutput,
     kind: 'write',
@@ -257,9 +256,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Create many tasks at once',
     description:
-      "Creates up to 100 tasks, all or nothing; an item's depends_on may name an earlier item as " +
-      '{batch_index: N}. Returns {count, task_ids, tasks: [{task_id, seq, ref}]} in input order. Use when ' +
-      'you lay out a plan with its dependencies.',
+      'Creates up to 100 tasks, all or none; depends_on may name an earlier item as {batch_index}. Returns {tasks} in order. Use when you lay out a plan.',
     input: taskCreateManyInput,
     output: taskCreateManyOutput,
     kind: 'write',
@@ -270,9 +267,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Update a task',
     description:
-      'Patches a task. Status moves follow the state machine (INVALID_TRANSITION lists the allowed ones); ' +
-      'done needs every criterion met (GATE_UNMET), which the same call may do. Returns {task, ' +
-      'previous_status, changed, gate?}. Use when status, criteria or findings change.',
+      'Patches a task; status follows the state machine, and done needs every criterion met. Returns {task, changed}. Use when status, criteria or findings change.',
     input: taskUpdateInput,
     output: taskUpdateOutput,
     kind: 'write',
@@ -284,8 +279,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Assign a task',
     description:
-      'Assigns a task to an actor, "me" or nobody (null), logged as task.assigned. Returns {task, ' +
-      'previous_assignee_actor_id}. Use when you delegate; to take work yourself, use task_claim.',
+      'Assigns a task to an actor, "me" or nobody (null). Returns {task}. Use when you delegate; task_claim takes work yourself.',
     input: taskAssignInput,
     output: taskAssignOutput,
     kind: 'write',
@@ -297,8 +291,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'List tasks',
     description:
-      'Lists tasks, without body, with ref, ready, open_blockers, criteria counts and lease; state "ready" ' +
-      'is claimable now. Returns {tasks, next_cursor}. Use when you look for work or check progress.',
+      'Returns tasks without body, with ref, readiness and lease. Use when you look for work or check progress.',
     input: taskQueryInput,
     output: taskQueryOutput,
     kind: 'read',
@@ -309,9 +302,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Read one task in depth',
     description:
-      'Returns one task in depth: body, readiness, blockers, dependents, subtasks, comments, timeline, ' +
-      'handoffs, decisions, code refs, attachments; include:["brief"] adds the project brief. Use when you ' +
-      'start or review a task.',
+      'Returns a task in depth: body, blockers, subtasks, comments, timeline, handoffs, code refs. Use when you start or review a task.',
     input: taskGetInput,
     output: taskGetOutput,
     kind: 'read',
@@ -322,9 +313,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Link tasks',
     description:
-      'Adds or removes dependencies and sets or clears the parent; an edge that would close a cycle is not ' +
-      'added. Returns {added, removed, cycle_rejected, depends_on, parent_task_id}. Use when blockers or ' +
-      'the parent change after creation.',
+      'Adds or removes dependencies and sets the parent; a cycle is refused. Returns {added, removed, depends_on}. Use when blockers change.',
     input: taskLinkInput,
     output: taskLinkOutput,
     kind: 'write',
@@ -336,10 +325,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Claim work',
     description:
-      'Claims work under a lease: without task_id the highest-priority ready task (unassigned or yours), ' +
-      "else that task; claiming yours again renews the lease, and an expired one is anyone's. Returns " +
-      '{claimed:true, task, lease_expires_at, project_context} or {claimed:false, reason}. Use when you ' +
-      'need work; pass idempotency_key.',
+      'Claims task_id, else the top ready task, under a lease; claiming again renews it. Returns {claimed, task, lease_expires_at}. Use when you need work.',
     input: taskClaimInput,
     output: taskClaimOutput,
     kind: 'write',
@@ -351,8 +337,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Release a task',
     description:
-      'Gives a task you hold back to the pool: in_progress becomes todo, assignee and lease are cleared, ' +
-      'the note is kept as a comment. Returns {released, task}. Use when you stop before done.',
+      'Gives a task you hold back to the pool, the note kept as a comment. Returns {released, task}. Use when you stop before done.',
     input: taskReleaseInput,
     output: taskReleaseOutput,
     kind: 'write',
