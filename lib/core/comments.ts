@@ -42,9 +42,9 @@ export const commentTools = [
   defineTool({
     name: 'comment_add',
     room: 'comments',
-    title: 'Comment on a task or project',
+    title: 'Add a comment',
     description:
-      'Comments on a task or project, with @mentions or as a reply. Returns {comment}. Use when you record findings for the next actor.',
+      'Comments on a task or project, with @mentions. Returns {comment}. Use when you record findings for the next actor.',
     input: commentAddInput,
     output: commentAddOutput,
     kind: 'write',

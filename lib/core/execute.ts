@@ -129,7 +129,7 @@ export async function execute(ctx: ToolContext, name: string, rawInput: unknown)
     const { message, fields } = describeIssues(parsed.error.issues);
     return {
       ok: false,
-      error: toolError('VALIDATION_ERROR', message, `check ${name}'s input schema; keys are snake_case and unknown keys are refused`, { fields }),
+      error: toolError('VALIDATION_ERROR', message, `fix the field the message names (its limit is in the message; all are in docs/tools.md); keys are snake_case and unknown keys are refused`, { fields }),
     };
   }
   let args = resolveMe(parsed.data as Record<string, unknown>, ctx.claims.actor_id);

@@ -74,4 +74,5 @@ export const waitSeconds = z
   .number()
   .min(0)
   .max(60)
-  .describe('≤ 60: hold until something arrives');
+  .describe('≤ 60')
+  .meta(docs('hold an empty answer until something arrives, instead of polling'));

@@ -357,14 +357,15 @@ Read the answer before doing anything else:
 ## Conventions every tool shares
 
 - Tool names and input keys are snake_case; camelCase keys are accepted as aliases. Inputs are strict: an unknown key fails with \`VALIDATION_ERROR\` naming the key. Fix the key instead of retrying.
+- Your tool list shows each input's shape (types, required fields, allowed values, nesting), not its limits. Lengths, list sizes, ranges and id formats are checked when you call: a call past one fails with \`VALIDATION_ERROR\` naming the field and the limit (\`title: Too big: expected string to have <=500 characters\`); shorten or split and call again. Every input's limits and defaults are listed in Bullpen's tool reference, \`docs/tools.md\` in its repository.
 - Anywhere an actor id is taken you may pass \`"me"\`: it means you.
 - Name projects by key (\`"PA"\`) or uuid, tasks by ref (\`"PA-12"\`) or uuid.
 - Every response is \`{"ok": true, …}\` or \`{"ok": false, "error": {"code", "message", "hint", "retryable"}}\`. Always read \`hint\`: it usually names the exact fix.
 - Writes accept \`idempotency_key\`: the same key with the same input replays the first result instead of writing twice, for 24 hours. Pass one on anything you might retry, and always on \`task_claim\` (see \`idempotency\`).
 - Lists page with \`limit\` and \`cursor\`: pass the previous answer's \`next_cursor\` verbatim; \`null\` means there is no next page.
 - A \`patch\` changes only the fields it names; \`null\` clears a field that may be empty.
-- Bodies, descriptions and notes are markdown. An optional input's default, when it matters, is in its description.
-- Your tool list is what your connection asked for: \`?toolsets=core\` (or the \`X-Bullpen-Toolsets\` header) lists the loop alone (\`whoami\`, \`task_claim\`, \`task_get\`, \`task_query\`, \`task_update\`, \`inbox\`, \`guide\`); add rooms by name, e.g. \`?toolsets=core,tasks,comments,handoffs\`. The index below lists every room and its tools.
+- Bodies, descriptions and notes are markdown. An omitted optional input takes its default (your run, priority 2, 50 to a page for most lists).
+- Your tool list is what your connection asked for: \`?toolsets=core\` (or the \`X-Bullpen-Toolsets\` header) lists the agent loop (\`whoami\`, \`guide\`, \`project_brief\`, \`task_claim\`, \`task_get\`, \`task_query\`, \`task_update\`, \`task_release\`, \`task_create\`, \`comment_add\`, \`inbox\`, \`handoff_create\`); add rooms by name, e.g. \`?toolsets=core,decisions,knowledge\`. The index below lists every room and its tools.
 
 ## Read next
 

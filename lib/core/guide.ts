@@ -25,7 +25,7 @@ export const guideTools = [
   defineTool({
     name: 'guide',
     room: 'guide',
-    title: 'How to use Bullpen',
+    title: 'Guide',
     description:
       'Returns the manual: bare, the topic index and your tools; with topic, that topic. Use when unsure how Bullpen works.',
     input: guideInput,

@@ -109,7 +109,7 @@ export type HandoffQueryOutput = z.infer<typeof handoffQueryOutput>;
 
 export const inboxInput = z.strictObject({
   kinds: z.array(inboxItemKind).min(1).max(3).optional().meta(docs('default all')),
-  ack: z.array(uuid).max(200).optional().describe('ids of items you acted on'),
+  ack: z.array(uuid).max(200).optional().describe('ids you handled'),
   wait_seconds: waitSeconds.optional(),
   limit: limit(50, 200).optional(),
   idempotency_key: idempotencyKey.optional(),
@@ -159,9 +159,9 @@ export const handoffTools = [
   defineTool({
     name: 'handoff_create',
     room: 'handoffs',
-    title: 'Hand work to someone',
+    title: 'Hand off work',
     description:
-      'Asks actors for a handoff, question, review, collab or approval; answers arrive in inbox. Returns {handoff, deduped}. Use when you need another actor.',
+      'Asks actors for work, an answer, a review or an approval; answers arrive in inbox. Returns {handoff}. Use when you need another actor.',
     input: handoffCreateInput,
     output: handoffCreateOutput,
     kind: 'write',
@@ -216,9 +216,9 @@ export const handoffTools = [
   defineTool({
     name: 'inbox',
     room: 'handoffs',
-    title: 'Your inbox',
+    title: 'Inbox',
     description:
-      'Returns what waits for you, oldest first; ack the ids you handled or they come back. Use when idle, with wait_seconds instead of polling.',
+      'Returns what waits for you, oldest first; ack handled ids or they come back. Use when idle, with wait_seconds instead of polling.',
     input: inboxInput,
     output: inboxOutput,
     kind: 'write',

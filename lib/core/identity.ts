@@ -75,9 +75,9 @@ export const identityTools = [
   defineTool({
     name: 'whoami',
     room: 'identity',
-    title: 'Who am I and what is mine',
+    title: 'Who am I',
     description:
-      'Returns your tasks, inbox, ready work, projects, changes since your last visit and hints.next (the call to make next). Use when a run starts, first.',
+      'Returns your tasks, inbox, ready work, changes since your last visit and hints.next (the next call). Use when a run starts.',
     input: whoamiInput,
     output: whoamiOutput,
     kind: 'read',

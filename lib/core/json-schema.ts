@@ -138,8 +138,8 @@ function stringWords(b: JsonSchema): string | undefined {
 }
 
 /**
- * The advertised form of an exact schema: the same shape (types, required fields, enums, nesting,
- * unknown keys refused) with the bounds dropped, so it accepts everything the validator accepts and
+ * The advertised form of an exact schema: the same shape (types, required fields, enums, nesting)
+ * with the bounds and the refusal of unknown keys dropped, so it accepts everything the validator accepts and
  * some of what it refuses. A union of strings ("uuid" or "me") becomes one string whose description
  * names the forms. Under `not` nothing is loosened, which would narrow what passes.
  */
@@ -161,6 +161,9 @@ function loosen(node: JsonSchema): JsonSchema {
   const out: JsonSchema = {};
   for (const [k, v] of Object.entries(node)) {
     if (BOUNDS.has(k) || k === DOCS_NOTE || (k === 'format' && !SHAPE_FORMATS.has(v as string))) continue;
+    // Unknown keys: the server takes camelCase aliases (taskId) that `false` here would refuse, and
+    // refuses any other unknown key naming it; 28 bytes an object were 1.6 KB of tools/list.
+    if (k === 'additionalProperties' && v === false) continue;
     if (k === 'properties' || k === '$defs') {
       out[k] = Object.fromEntries(Object.entries(v as Record<string, JsonSchema>).map(([n, s]) => [n, loosen(s)]));
     } else if (k === 'anyOf' || k === 'oneOf') out[k] = (v as JsonSchema[]).map(loosen);

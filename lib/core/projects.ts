@@ -114,7 +114,7 @@ export const projectTools = [
     room: 'projects',
     title: 'Project brief',
     description:
-      'Returns a project at a glance: task counts, top open tasks, decisions, notes, repos, activity. Use when you start on a project.',
+      'Returns a project at a glance: open tasks, decisions, notes, activity. Use when you start on a project.',
     input: projectBriefInput,
     output: projectBriefOutput,
     kind: 'read',

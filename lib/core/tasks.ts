@@ -245,7 +245,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Create a task',
     description:
-      'Creates a task; depends_on names its blockers, acceptance_criteria gate done. Returns {task, ref}. Use when you find new work.',
+      'Creates a task; acceptance_criteria gate done. Returns {task, ref}. Use when you find new work.',
     input: taskCreateInput,
     output: taskCreateOutput,
     kind: 'write',
@@ -267,7 +267,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Update a task',
     description:
-      'Patches a task; status follows the state machine, and done needs every criterion met. Returns {task, changed}. Use when status, criteria or findings change.',
+      'Patches a task; done needs every criterion met. Returns {task, changed}. Use when status, criteria or findings change.',
     input: taskUpdateInput,
     output: taskUpdateOutput,
     kind: 'write',
@@ -300,9 +300,9 @@ export const taskTools = [
   defineTool({
     name: 'task_get',
     room: 'tasks',
-    title: 'Read one task in depth',
+    title: 'Read a task',
     description:
-      'Returns a task in depth: body, blockers, subtasks, comments, timeline, handoffs, code refs. Use when you start or review a task.',
+      'Returns a task in depth: body, blockers, comments, timeline, links. Use when you start or review a task.',
     input: taskGetInput,
     output: taskGetOutput,
     kind: 'read',
@@ -325,7 +325,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Claim work',
     description:
-      'Claims task_id, else the top ready task, under a lease; claiming again renews it. Returns {claimed, task, lease_expires_at}. Use when you need work.',
+      'Claims task_id or the top ready task under a lease; claiming again renews it. Returns {claimed, task, lease_expires_at}. Use when you need work.',
     input: taskClaimInput,
     output: taskClaimOutput,
     kind: 'write',
@@ -337,7 +337,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Release a task',
     description:
-      'Gives a task you hold back to the pool, the note kept as a comment. Returns {released, task}. Use when you stop before done.',
+      'Gives your task back to the pool, the note kept as a comment. Returns {task}. Use when you stop before done.',
     input: taskReleaseInput,
     output: taskReleaseOutput,
     kind: 'write',

@@ -10,12 +10,26 @@ import type { ToolDef } from './tool';
  */
 
 /**
- * The loop an agent runs every session: orient, claim, work the task, finish, and wait for more.
- * Its listing must stay within 8 KB (tool-list.test.ts): the input schemas of the twelve tools this
- * set once held came to 8.2 KB before a word of description, so creating, releasing, commenting and
- * handing off are a room away (`core,tasks,comments,handoffs`), which the guide says.
+ * The loop an agent runs every session: orient (whoami, guide, project_brief), take work
+ * (task_claim, task_query, task_get), work it (comment_add, task_update, task_create), hand over
+ * (task_release, handoff_create) and wait for more (inbox). Its listing must stay within 8 KB
+ * (tool-list.test.ts), which it does because tools/list advertises shapes and leaves bounds to the
+ * validator (README: What the tool list costs a model).
  */
-export const CORE_TOOLS: readonly string[] = ['whoami', 'guide', 'task_claim', 'task_get', 'task_query', 'task_update', 'inbox'];
+export const CORE_TOOLS: readonly string[] = [
+  'whoami',
+  'guide',
+  'project_brief',
+  'task_claim',
+  'task_get',
+  'task_query',
+  'task_update',
+  'task_release',
+  'task_create',
+  'comment_add',
+  'inbox',
+  'handoff_create',
+];
 
 /** Every toolset name a client may use, in the order help texts list them. */
 export function toolsetNames(): string[] {

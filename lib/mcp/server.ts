@@ -41,12 +41,14 @@ export type ToolListOptions = {
 };
 
 /**
- * Hints that differ from MCP's defaults (readOnly false, destructive true, idempotent false, openWorld
- * true); the title is the tool's own, and a read-only tool's other hints mean nothing (spec).
+ * Hints that differ from MCP's defaults (readOnly false, destructive true, idempotent false); the
+ * title is the tool's own, and a read-only tool's other hints mean nothing (spec). openWorldHint is
+ * left at its default: hosts gate calls on read-only and destructive, and 22 bytes on every tool
+ * were 1.25 KB of tools/list (README: What the tool list costs a model).
  */
 function toolAnnotations(t: ToolDef): Tool['annotations'] {
-  if (t.kind === 'read') return { readOnlyHint: true, openWorldHint: false };
-  return { destructiveHint: t.destructive ?? false, ...(t.idempotent ? { idempotentHint: true } : {}), openWorldHint: false };
+  if (t.kind === 'read') return { readOnlyHint: true };
+  return { destructiveHint: t.destructive ?? false, ...(t.idempotent ? { idempotentHint: true } : {}) };
 }
 
 /** JSON Schemas are computed once per process: the zod schema that validates is the one advertised. */

@@ -6,6 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import http from 'node:http';
+import { exactInputJsonSchema } from '../../lib/core/json-schema';
+import { getTool } from '../../lib/core/registry';
 import { buildCall, checkResponse, emptyPool, toJson, uuidsIn, type FuzzContext, type IdPool, type Tool } from './engine';
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
@@ -69,10 +71,19 @@ export async function call(url: string, key: string, name: string, args: Record<
   return env;
 }
 
+/**
+ * The tools the server lists, each with the schema calls are built from: tools/list advertises
+ * shapes without bounds, so a tool this checkout knows is built from the exact schema its
+ * validator checks (plausible calls reach the product; the mutations still cross every bound).
+ */
 export async function listTools(url: string, key: string): Promise<Tool[]> {
   const a = await rpc(url, key, 'tools/list', {});
   if (a.status !== 200) throw new Error(`tools/list answered HTTP ${a.status}: ${a.body.slice(0, 200)}`);
-  return JSON.parse(a.body).result.tools as Tool[];
+  const listed = JSON.parse(a.body).result.tools as Tool[];
+  return listed.map((t) => {
+    const known = getTool(t.name);
+    return known ? { ...t, inputSchema: exactInputJsonSchema(known) as Tool['inputSchema'] } : t;
+  });
 }
 
 /** An agent key in a workspace (created when new), through the admin route `bullpen agent add` uses. */
