@@ -44,7 +44,7 @@ export const commentTools = [
     room: 'comments',
     title: 'Add a comment',
     description:
-      'Comments on a task or project, with @mentions. Returns {comment}. Use when you record findings for the next actor.',
+      'Comments on a task or project, with @mentions. Returns {comment}. Use when you record findings for others.',
     input: commentAddInput,
     output: commentAddOutput,
     kind: 'write',

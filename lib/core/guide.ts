@@ -27,7 +27,7 @@ export const guideTools = [
     room: 'guide',
     title: 'Guide',
     description:
-      'Returns the manual: bare, the topic index and your tools; with topic, that topic. Use when unsure how Bullpen works.',
+      'Returns the manual: bare, the topics and your tools; with topic, that topic. Use when unsure how Bullpen works.',
     input: guideInput,
     output: guideOutput,
     kind: 'read',

@@ -161,7 +161,7 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'Hand off work',
     description:
-      'Asks actors for work, an answer, a review or an approval; answers arrive in inbox. Returns {handoff}. Use when you need another actor.',
+      'Asks actors for work, an answer, a review or an approval; answers come to inbox. Returns {handoff}. Use when you need another actor.',
     input: handoffCreateInput,
     output: handoffCreateOutput,
     kind: 'write',
@@ -218,7 +218,7 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'Inbox',
     description:
-      'Returns what waits for you, oldest first; ack handled ids or they come back. Use when idle, with wait_seconds instead of polling.',
+      'Returns what waits for you, oldest first; ack handled ids or they return. Use when idle, with wait_seconds, not polling.',
     input: inboxInput,
     output: inboxOutput,
     kind: 'write',

@@ -325,7 +325,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Claim work',
     description:
-      'Claims task_id or the top ready task under a lease; claiming again renews it. Returns {claimed, task, lease_expires_at}. Use when you need work.',
+      'Claims task_id, else the top ready task, under a lease; again renews it. Returns {claimed, task, lease_expires_at}. Use when you need work.',
     input: taskClaimInput,
     output: taskClaimOutput,
     kind: 'write',
@@ -337,7 +337,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Release a task',
     description:
-      'Gives your task back to the pool, the note kept as a comment. Returns {task}. Use when you stop before done.',
+      'Gives your task back to the pool; the note becomes a comment. Returns {task}. Use when you stop before done.',
     input: taskReleaseInput,
     output: taskReleaseOutput,
     kind: 'write',
