@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { actorRef, cursor, idempotencyKey, limit, projectRef, docs } from './fields';
+import { actorRef, cursor, docs, idempotencyKey, limit, projectRef } from './fields';
 import { activityItem, id, nextCursor, timestamp, writeResult } from './rows';
 import { runRef } from './runs';
 

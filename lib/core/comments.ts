@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { actorRef, cursor, idempotencyKey, limit, uuid, docs } from './fields';
+import { actorRef, cursor, docs, idempotencyKey, limit, uuid } from './fields';
 import { commentRow, id, nextCursor, writeResult } from './rows';
 
 const objectType = z.enum(['task', 'project']);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { cursor, idempotencyKey, limit, projectRef, taskRef, uuid, docs } from './fields';
+import { cursor, docs, idempotencyKey, limit, projectRef, taskRef, uuid } from './fields';
 import { decisionHit, decisionRow, decisionStatus, id, nextCursor, searchMode, writeResult } from './rows';
 
 const proCon = z

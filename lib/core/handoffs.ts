@@ -3,6 +3,7 @@ import { defineTool } from './tool';
 import {
   actorRef,
   cursor,
+  docs,
   handoffKind,
   handoffStatus,
   idempotencyKey,
@@ -12,7 +13,6 @@ import {
   taskRef,
   uuid,
   waitSeconds,
-  docs,
 } from './fields';
 import { handoffRow, id, inboxCounts, inboxItem, nextCursor, notificationRow, taskFull, waitedMs, writeResult } from './rows';
 

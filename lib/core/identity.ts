@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { actorKind, cursor, idempotencyKey, limit, docs } from './fields';
+import { actorKind, cursor, docs, idempotencyKey, limit } from './fields';
 import { activityEntry, actorRow, id, inboxCounts, inboxItem, nextCursor, projectStub, taskRow, timestamp, writeResult } from './rows';
 
 export const whoamiInput = z.strictObject({

@@ -82,14 +82,18 @@ function withValue(base: unknown, path: Path, value: unknown): unknown {
 const startsWith = (issue: Path, path: Path) => path.every((k, i) => issue[i] === k);
 
 describe('the advertised input schema', () => {
-  it('accepts everything the zod schema accepts, field by field, for every tool (Ajv as the MCP SDK ships it)', () => {
+  it('accepts everything the zod schema accepts, and the exact schema exactly that, field by field, for every tool (Ajv as the MCP SDK ships it)', () => {
     let compared = 0;
     let looser = 0;
     const mismatches: string[] = [];
+    const inexact: string[] = [];
     for (const tool of registry) {
       const schema = inputJsonSchema(tool);
       const validate = ajv.getValidator(schema as never);
-      const base = validBase(tool, exactInputJsonSchema(tool));
+      // the exact schema (what docs/tools.md shows) must still accept exactly what zod accepts
+      const exact = exactInputJsonSchema(tool);
+      const validateExact = ajv.getValidator(exact as never);
+      const base = validBase(tool, exact);
       expect(validate(base).valid, `${tool.name} base ${JSON.stringify(base).slice(0, 200)}`).toBe(true);
       const values = [...SCALARS, ...words(schema)];
       for (const path of fieldPaths(schema, base)) {
@@ -106,6 +110,7 @@ describe('the advertised input schema', () => {
           // the one direction that matters: a call the server takes is never refused before it is sent
           if (zod.success && !ok) mismatches.push(`${tool.name} ${path.join('.')}=${JSON.stringify(value)?.slice(0, 60)}: zod accepts, schema refuses`);
           if (!zod.success && ok) looser++;
+          if (zod.success !== validateExact(input).valid) inexact.push(`${tool.name} ${path.join('.')}=${JSON.stringify(value)?.slice(0, 60)}: zod ${zod.success}`);
         }
       }
       // the server takes a camelCase alias of every key (normalize.ts), so the schema must too
@@ -114,6 +119,7 @@ describe('the advertised input schema', () => {
       expect(validate(camel).valid, `${tool.name}: camelCase keys`).toBe(true);
     }
     expect(mismatches.slice(0, 20)).toEqual([]);
+    expect(inexact.slice(0, 20)).toEqual([]);
     expect(compared).toBeGreaterThan(50_000);
     // the bounds are the validator's alone: plenty of what it refuses passes the schema
     expect(looser).toBeGreaterThan(1_000);

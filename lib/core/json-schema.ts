@@ -26,8 +26,9 @@ export type JsonSchema = {
   [k: string]: unknown;
 };
 
-// Shorter spellings of what zod emits for its string formats. Each is exact under a validator that
-// checks `format` (the MCP SDK's Ajv does, with ajv-formats); json-schema.test.ts proves it per tool.
+// Shorter spellings of what zod emits for its string formats, for the exact schema (docs/tools.md).
+// Each is exact under a validator that checks `format` (the MCP SDK's Ajv does, with ajv-formats);
+// json-schema.test.ts proves it per tool.
 // - guid: ajv's uuid also takes a `urn:uuid:` prefix, which 36 characters exclude.
 // - date: ajv checks the calendar; the zod field refuses year 0000 on top (fields.ts isoDate).
 // - date-time (offset, any precision): ajv checks calendar and ranges but also takes a lower-case or
@@ -57,8 +58,8 @@ function compactFormat(def: StringDef): JsonSchema | undefined {
 }
 
 /**
- * What a model is shown: the same constraints, spelled short. Nothing here widens or narrows what
- * an input may be; it drops what carries no constraint (`default`, `propertyNames` of a string,
+ * The exact schema: the same constraints as zod's, spelled short. Nothing here widens or narrows
+ * what an input may be; it drops what carries no constraint (`default`, `propertyNames` of a string,
  * an empty `additionalProperties`, `type` beside a `const`) and folds `anyOf: [X, null]` into a
  * type list where X has no const/enum/union of its own.
  */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { idempotencyKey, projectRef, uuid, docs } from './fields';
+import { docs, idempotencyKey, projectRef, uuid } from './fields';
 import { relatedTaskIds } from './decisions';
 import { id, noteHit, noteKind, noteRow, searchMode, writeResult } from './rows';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { actorRef, cursor, idempotencyKey, isoDate, limit, projectRef, projectStatus, uuid, docs } from './fields';
+import { actorRef, cursor, docs, idempotencyKey, isoDate, limit, projectRef, projectStatus, uuid } from './fields';
 import { id, nextCursor, projectBrief, projectListRow, projectRow, writeResult } from './rows';
 
 const projectKey = z

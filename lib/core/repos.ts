@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { cursor, idempotencyKey, limit, projectRef, taskRef, uuid, docs } from './fields';
+import { cursor, docs, idempotencyKey, limit, projectRef, taskRef, uuid } from './fields';
 import { stripCredentials } from './remote';
 import { codeRefRow, id, nextCursor, prState as prStateRow, repoRole, repositoryRow, writeResult } from './rows';
 import { runRef } from './runs';

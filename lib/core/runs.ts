@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { actorRef, cursor, idempotencyKey, limit, docs } from './fields';
+import { actorRef, cursor, docs, idempotencyKey, limit } from './fields';
 import { id, nextCursor, runCounts, runRow, runStatus as runStatusRow, timestamp, writeResult } from './rows';
 
 /** A run key: what X-Bullpen-Run / BULLPEN_RUN_ID carry. */

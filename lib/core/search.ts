@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { cursor, idempotencyKey, limit, projectRef, uuid, docs } from './fields';
+import { cursor, docs, idempotencyKey, limit, projectRef, uuid } from './fields';
 import { id, nextCursor, skillRow, writeResult } from './rows';
 
 export const SLUG_RULE = 'lowercase letters a-z, digits and single hyphens, 1–64 characters, no leading or trailing hyphen';

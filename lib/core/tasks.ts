@@ -4,6 +4,7 @@ import {
   acceptanceCriteria,
   actorRef,
   cursor,
+  docs,
   idempotencyKey,
   isoDate,
   label,
@@ -14,7 +15,6 @@ import {
   taskRef,
   taskStatus,
   waitSeconds,
-  docs,
 } from './fields';
 import {
   commentRow,

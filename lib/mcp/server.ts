@@ -51,7 +51,7 @@ function toolAnnotations(t: ToolDef): Tool['annotations'] {
   return { destructiveHint: t.destructive ?? false, ...(t.idempotent ? { idempotentHint: true } : {}) };
 }
 
-/** JSON Schemas are computed once per process: the zod schema that validates is the one advertised. */
+/** JSON Schemas are computed once per process, from the zod schema that validates: its shape, without its bounds. */
 const toolLists = new Map<boolean, Tool[]>();
 export function listTools(opts: ToolListOptions = {}): Tool[] {
   const withOutput = opts.outputSchema ?? false;
