@@ -48,7 +48,9 @@ function bounds(s: JsonSchema): string {
   const parts = [
     range(s.minLength, s.maxLength, ' chars'),
     range(s.minItems, s.maxItems, ' items'),
-    (s.minimum !== undefined || s.maximum !== undefined) && !s.description?.includes(`${s.minimum ?? ''}–${s.maximum ?? ''}`)
+    (s.minimum !== undefined || s.maximum !== undefined) &&
+    !s.description?.includes(`${s.minimum ?? ''}–${s.maximum ?? ''}`) &&
+    !s.description?.startsWith(`≤ ${s.maximum}`)
       ? `${s.minimum ?? ''}–${s.maximum ?? ''}`
       : '',
     // a short pattern is its own best description; the long ones (a uuid or a reference, a
@@ -139,7 +141,7 @@ export function toolsMarkdown(): string {
   const out = [
     '# Bullpen tools',
     '',
-    `Generated from \`lib/core/registry.ts\` by \`npm run docs\`; ${registry.length} tools. Inputs are snake_case and strict; camelCase is accepted as an alias. Every call returns \`{ok: true, …}\` or \`{ok: false, error: {code, message, hint, retryable}}\`; the tables under "Returns" list the fields beside \`ok\`. A field marked \`?\` may be absent. A write that replays an earlier call with the same \`idempotency_key\` (kept 24 h) answers with that call's result and \`idempotent_replay: true\`. An actor id may be \`"me"\`, the caller; \`cursor\` takes the previous page's \`next_cursor\` verbatim; a \`patch\` changes only the fields it names, and \`null\` clears one. The notes give each input's default and bounds (characters, items, numbers, patterns aside) as the server checks them; tools/list shows each input's shape and leaves these to the server, whose refusal names the field and the bound. Shapes used by several tools are described once, under [Shapes](#shapes).`,
+    `Generated from \`lib/core/registry.ts\` by \`npm run docs\`; ${registry.length} tools. Inputs are snake_case and strict; camelCase is accepted as an alias. Every call returns \`{ok: true, …}\` or \`{ok: false, error: {code, message, hint, retryable}}\`; the tables under "Returns" list the fields beside \`ok\`. A field marked \`?\` may be absent. A write that replays an earlier call with the same \`idempotency_key\` (kept 24 h) answers with that call's result and \`idempotent_replay: true\`. An actor id may be \`"me"\`, the caller; \`cursor\` takes the previous page's \`next_cursor\` verbatim; a \`patch\` changes only the fields it names, and \`null\` clears one. The notes give each input's default and bounds (characters, items, numbers, short patterns) as the server checks them; tools/list shows each input's shape and leaves these to the server, whose refusal names the field and the bound. Shapes used by several tools are described once, under [Shapes](#shapes).`,
     '',
   ];
   for (const room of rooms) {
