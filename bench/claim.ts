@@ -3,8 +3,10 @@
  *   sql      — a bare FOR UPDATE SKIP LOCKED claim statement (the ceiling)
  *   executor — execute(ctx, 'task_claim') in-process (validation, claims, RPC, envelope)
  *   http     — MCP tools/call over HTTP against `bullpen start` (the product path)
- * then p50/p99 latency of whoami, task_claim and task_query over HTTP at 16 concurrent clients.
- * Prints JSON lines.
+ * then the cost HTTP adds to one call: the same task_claim, one client, calls one after another,
+ * through the executor in this process and over HTTP (p50 of each and their difference, alternating
+ * the two so drift on a shared machine lands on both), and p50/p99 latency of whoami, task_claim
+ * and task_query over HTTP at 16 concurrent clients. Prints JSON lines.
  */
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
@@ -22,7 +24,9 @@ const UNLIMITED = process.env.BENCH_RATE_LIMITS === 'off'
   ? { BULLPEN_RATE_KEY_PER_SECOND: '0', BULLPEN_RATE_WORKSPACE_PER_SECOND: '0' }
   : { BULLPEN_RATE_KEY_PER_SECOND: '1000000', BULLPEN_RATE_WORKSPACE_PER_SECOND: '1000000' };
 const LEVELS = (process.env.BENCH_LEVELS ?? '1,8,32').split(',').map(Number);
-const MODES = new Set((process.env.BENCH_MODES ?? 'sql,executor,http').split(','));
+const MODES = new Set((process.env.BENCH_MODES ?? 'sql,executor,http,overhead,latency').split(','));
+// serial calls per path in the overhead phase
+const OVERHEAD_CALLS = Number(process.env.BENCH_OVERHEAD_CALLS ?? 1500);
 
 type Agent = { claims: Claims; key: string; id: string };
 
@@ -161,6 +165,52 @@ async function main() {
       }
     }
 
+    // what HTTP adds to one call at 1 client: the same tool, serially, alternating in blocks so a
+    // load spike from another process lands on both paths
+    if (MODES.has('overhead')) {
+      await settle();
+      const ws = await seedWorkspace(db, 'bench-over', OVERHEAD_CALLS * 2 + 200, 1, true);
+      const agent = ws.agents[0];
+      const claims = { ...agent.claims, run_id: `bench-over` };
+      const exec = async () => {
+        const env = await execute({ db, claims }, 'task_claim', {});
+        if (!env.ok || !env.claimed) throw new Error(JSON.stringify(env).slice(0, 200));
+      };
+      const http = async () => {
+        const env = await mcpCall(server.url, agent.key, 'task_claim', {});
+        if (!env.ok || !env.claimed) throw new Error(JSON.stringify(env).slice(0, 200));
+      };
+      const samples: Record<'executor' | 'http', number[]> = { executor: [], http: [] };
+      for (let i = 0; i < 50; i++) {
+        await exec();
+        await http();
+      }
+      for (let block = 0; block < OVERHEAD_CALLS / 50; block++) {
+        for (const [mode, fn] of [['executor', exec], ['http', http]] as const) {
+          for (let i = 0; i < 25; i++) {
+            const t0 = performance.now();
+            await fn();
+            samples[mode].push(performance.now() - t0);
+          }
+        }
+      }
+      for (const s of Object.values(samples)) s.sort((a, b) => a - b);
+      const p50 = (m: 'executor' | 'http') => percentile(samples[m], 50);
+      emit({
+        bench: 'http_overhead',
+        tool: 'task_claim',
+        concurrency: 1,
+        calls: samples.http.length,
+        executor_p50_ms: p50('executor'),
+        http_p50_ms: p50('http'),
+        http_added_p50_ms: Math.round((p50('http') - p50('executor')) * 100) / 100,
+        http_over_executor: Math.round((p50('http') / p50('executor')) * 100) / 100,
+        executor_p99_ms: percentile(samples.executor, 99),
+        http_p99_ms: percentile(samples.http, 99),
+      });
+    }
+
+    if (!MODES.has('latency')) return;
     // latency over HTTP at 16 concurrent clients
     const clients = 16;
     const ws = await seedWorkspace(db, 'bench-lat', 20_000, clients, true);
