@@ -15,8 +15,17 @@ import { openPg } from '../lib/db/pg';
 import { migrate } from '../lib/db/migrate';
 import type { Claims, Db } from '../lib/db/types';
 import { ensureActor, ensureWorkspace, mintKey } from '../lib/server/workspace';
-import { emit, mcpCall, percentile, startServer } from './lib';
+import { readFileSync } from 'node:fs';
+import { emit, mcpCall, percentile } from './lib';
 import { startLocalPostgres } from '../scripts/pg-local.mjs';
+import { spawnServer } from '../scripts/server-process.mjs';
+
+/** CPU time (user + system, ms) a process has used, from its own accounting in /proc. */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of the line, in clock ticks (100 per second on Linux)
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 // BENCH_RATE_LIMITS=off skips the check entirely, to measure what it costs
@@ -100,7 +109,7 @@ async function main() {
   await migrate(db);
   // buckets too large to empty: every call still pays for its rate-limit check, none is refused
   // (bench/fairness.ts measures the limits themselves)
-  const server = await startServer({ DATABASE_URL: url.toString(), ...UNLIMITED });
+  const server = await spawnServer({ label: 'bench', env: { DATABASE_URL: url.toString(), ...UNLIMITED } });
   const bare = new pg.Pool({ connectionString: url.toString(), max: 40 });
   settle = async () => {
     await bare.query('vacuum (analyze) tasks, activity');
@@ -196,6 +205,24 @@ async function main() {
       }
       for (const s of Object.values(samples)) s.sort((a, b) => a - b);
       const p50 = (m: 'executor' | 'http') => percentile(samples[m], 50);
+      // CPU per call from the processes' own accounting, which a loaded machine's run queue does not
+      // inflate: this process for the executor, the server's /proc for HTTP, less what the server
+      // burns idle over as long (its change-feed poller and job worker)
+      const cpuCalls = Math.max(200, Math.floor(OVERHEAD_CALLS / 2));
+      const before = process.cpuUsage();
+      for (let i = 0; i < cpuCalls; i++) await exec();
+      const used = process.cpuUsage(before);
+      const executorCpu = (used.user + used.system) / 1000 / cpuCalls;
+      let cpu0 = processCpuMs(server.pid!);
+      let t0 = performance.now();
+      for (let i = 0; i < cpuCalls; i++) await http();
+      const httpMs = performance.now() - t0;
+      const serverBusy = processCpuMs(server.pid!) - cpu0;
+      cpu0 = processCpuMs(server.pid!);
+      t0 = performance.now();
+      await new Promise((r) => setTimeout(r, httpMs));
+      const serverIdle = ((processCpuMs(server.pid!) - cpu0) * httpMs) / (performance.now() - t0);
+      const serverCpu = (serverBusy - serverIdle) / cpuCalls;
       emit({
         bench: 'http_overhead',
         tool: 'task_claim',
@@ -207,6 +234,10 @@ async function main() {
         http_over_executor: Math.round((p50('http') / p50('executor')) * 100) / 100,
         executor_p99_ms: percentile(samples.executor, 99),
         http_p99_ms: percentile(samples.http, 99),
+        cpu_calls: cpuCalls,
+        executor_cpu_ms_per_call: Math.round(executorCpu * 1000) / 1000,
+        server_cpu_ms_per_http_call: Math.round(serverCpu * 1000) / 1000,
+        http_added_cpu_ms_per_call: Math.round((serverCpu - executorCpu) * 1000) / 1000,
       });
     }
 
