@@ -67,8 +67,13 @@ export function keyCacheMs(): number {
 }
 
 type Cached = { row: KeyRow; db: Db; checkedAt: number; expiresAt: number };
-/** Live keys by hash, as last read from the database. Only ever holds keys that authenticated. */
-const keyCache = new Map<string, Cached>();
+/**
+ * Live keys by hash, as last read from the database; only ever holds keys that authenticated. One
+ * per process through globalThis: Next's bundle (the admin and console routes that revoke keys) and
+ * the server entry (which serves /api/mcp) load this module separately.
+ */
+const CACHE = Symbol.for('bullpen.keyCache');
+const keyCache: Map<string, Cached> = ((globalThis as { [CACHE]?: Map<string, Cached> })[CACHE] ??= new Map());
 
 /**
  * Forgets what this process believes about keys (all, or those of one key id), so the next call
