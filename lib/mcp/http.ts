@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { classifyInboundRequest, createMcpHandler, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  isJsonContentType,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { internalError, toolError, type ToolError } from '../core/errors';
 import { getTool } from '../core/registry';
 import { scopeFor, toolAllowed, type Scopes } from '../core/scopes';
@@ -11,7 +17,8 @@ import { hashKey } from '../server/keys';
 import { config, requestOrigin } from '../server/config';
 import { getLimits, type Refusal } from '../server/limits';
 import { BodyTooLarge, hostAllowed, originAllowed, readBodyText } from '../server/transport';
-import { createMcpServer, type McpContext } from './server';
+import { execute } from '../core/execute';
+import { callToolResult, createMcpServer, listTools, outsideToolsets, type McpContext } from './server';
 
 function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}, data?: unknown): Response {
   return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(data === undefined ? {} : { data }) }, id: null }), {
@@ -99,6 +106,42 @@ function requestedToolsets(req: Request) {
   const header = req.headers.get('x-bullpen-toolsets');
   if (header) values.push(header);
   return parseToolsets(values);
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The two calls an agent makes all day, on a 2025 connection, answered without building an SDK
+ * server and transport for them: one `tools/call` (a name and an object of arguments) or one
+ * `tools/list`, with the headers the SDK's transport would accept. The answer is what the SDK's
+ * handler registered in server.ts returns, framed as the transport frames it (a JSON body). Anything
+ * else — a batch, odd params, a progress token, a header the transport would refuse — returns null
+ * and goes to the SDK, which answers or refuses it as the protocol says. tests/mcp/protocol.test.ts
+ * checks the two paths answer alike.
+ */
+async function answerDirectly(req: Request, msg: unknown, ctx: McpContext): Promise<Response | null> {
+  if (!isPlainObject(msg) || msg.jsonrpc !== '2.0' || (typeof msg.id !== 'string' && typeof msg.id !== 'number')) return null;
+  const accept = req.headers.get('accept');
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream') || !isJsonContentType(req.headers.get('content-type'))) return null;
+  const version = req.headers.get('mcp-protocol-version');
+  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null;
+  const params = msg.params;
+  let result: unknown;
+  if (msg.method === 'tools/call') {
+    if (!isPlainObject(params) || typeof params.name !== 'string') return null;
+    const args = params.arguments;
+    if (args !== undefined && !isPlainObject(args)) return null;
+    for (const k of Object.keys(params)) if (k !== 'name' && k !== 'arguments' && k !== '_meta') return null;
+    if (params._meta !== undefined && (!isPlainObject(params._meta) || Object.keys(params._meta).length > 0)) return null;
+    const { toolsets = null, ...toolCtx } = ctx;
+    result = callToolResult(outsideToolsets(params.name, toolsets) ?? (await execute(toolCtx, params.name, args ?? {})));
+  } else if (msg.method === 'tools/list') {
+    if (params !== undefined && (!isPlainObject(params) || Object.keys(params).length > 0)) return null;
+    result = { tools: listTools({ scopes: ctx.scopes ?? null, toolsets: ctx.toolsets ?? null }) };
+  } else {
+    return null;
+  }
+  return new Response(JSON.stringify({ result, jsonrpc: '2.0', id: msg.id }), { status: 200, headers: { 'content-type': 'application/json' } });
 }
 
 /** The context of a request the 2026-07-28 handler is serving, for its server factory. */
@@ -233,7 +276,10 @@ async function serveMcp(req: Request): Promise<Response> {
   const gated = limits.gate(db, identity.claims.tenant_id);
   const ctx: McpContext = { db: gated, claims: identity.claims, scopes: identity.scopes, signal: req.signal, toolsets: toolsets.tools };
   let res: Response;
-  if (route.kind === 'legacy') {
+  const direct = route.kind === 'legacy' && !issued ? await answerDirectly(req, parsed, ctx) : null;
+  if (direct) {
+    res = direct;
+  } else if (route.kind === 'legacy') {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     const server = createMcpServer(ctx);
     await server.connect(transport);

@@ -137,6 +137,35 @@ describe('the 2025 revisions', () => {
   });
 });
 
+describe('the direct answer to a plain tools/call or tools/list', () => {
+  it('answers as the SDK server does', async () => {
+    const headers = { 'mcp-protocol-version': '2025-06-18' };
+    const pairs: [string, Record<string, unknown>][] = [
+      ['guide', {}],
+      ['guide', { topic: 'the-loop' }],
+      ['task_get', { task_id: 'NOPE-1' }],
+      ['task_create', { title: 'x', bogus: 1 }],
+      ['no_such_tool', {}],
+    ];
+    for (const [name, args] of pairs) {
+      // a progress token sends the call through the SDK's server and transport
+      const viaSdk = await (await raw({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name, arguments: args, _meta: { progressToken: 'p' } } }, headers)).json();
+      const direct = await (await raw({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name, arguments: args } }, headers)).json();
+      expect(direct, name).toEqual(viaSdk);
+    }
+    const listSdk = await (await raw({ jsonrpc: '2.0', id: 'l', method: 'tools/list', params: { _meta: { progressToken: 'p' } } }, headers)).json();
+    const listDirect = await (await raw({ jsonrpc: '2.0', id: 'l', method: 'tools/list' }, headers)).json();
+    expect(listDirect).toEqual(listSdk);
+    // what the SDK refuses still goes to the SDK: arguments that are not an object, a bad revision
+    const bad = await (await raw({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'guide', arguments: [] } }, headers)).json();
+    expect(bad.error.code).toBe(-32602);
+    const revision = await raw({ jsonrpc: '2.0', id: 7, method: 'tools/list' }, { 'mcp-protocol-version': '1999-01-01' });
+    expect(revision.status).toBe(400);
+    const accept = await raw({ jsonrpc: '2.0', id: 8, method: 'tools/list' }, { ...headers, accept: 'application/json' });
+    expect(accept.status).toBe(406);
+  });
+});
+
 describe('toolsets', () => {
   const expected = (sets: string[]) =>
     registry
