@@ -215,7 +215,7 @@ async function serveMcp(req: Request): Promise<Response> {
     if (limited) return refusalResponse(limited, cors);
   }
   const run = runContextFrom(req.headers);
-  const identity = await authenticateKey(db, key, run, { sessionId: req.headers.get('mcp-session-id') });
+  const identity = await authenticateKey(db, key, run, { sessionId: req.headers.get('mcp-session-id'), cached: true });
   if (!identity) {
     return jsonRpcError(401, -32001, 'missing, unknown, revoked or expired API key: send Authorization: Bearer bp_live_…', {
       'www-authenticate': `Bearer resource_metadata="${resourceMetadataUrl(req)}"`,

@@ -85,8 +85,8 @@ export function forgetKeys(keyId?: string): void {
   else for (const [hash, c] of keyCache) if (c.row.key_id === keyId) keyCache.delete(hash);
 }
 
-async function lookupKey(db: Db, hash: string): Promise<KeyRow | null> {
-  const ttl = keyCacheMs();
+async function lookupKey(db: Db, hash: string, cached: boolean): Promise<KeyRow | null> {
+  const ttl = cached ? keyCacheMs() : 0;
   const now = Date.now();
   const hit = keyCache.get(hash);
   if (hit && hit.db === db && now - hit.checkedAt < ttl && now < hit.expiresAt) return hit.row;
@@ -106,19 +106,19 @@ async function lookupKey(db: Db, hash: string): Promise<KeyRow | null> {
  * Resolves a bearer API key to claims; null when missing, unknown, revoked or expired. The run comes from
  * the run context (or a bare run id); without one it is derived for the connection.
  *
- * A key that authenticated is believed for keyCacheMs() (1 s by default) before the database is
- * asked again, and never past its own expiry: the MCP endpoint's calls then cost no lookup. A
- * revocation is seen at once by the process that made it (forgetKeys) and within that time by
- * every other instance on the database.
+ * With `cached` (the MCP endpoint), a key that authenticated is believed for keyCacheMs() (1 s by
+ * default) before the database is asked again, and never past its own expiry, so a call costs no
+ * lookup. A revocation is seen at once by the process that made it (forgetKeys) and within that
+ * time by every other instance on the database. Without it, every call asks the database.
  */
 export async function authenticateKey(
   db: Db,
   key: string | null,
   run: RunContext | string | null = null,
-  opts: { sessionId?: string | null } = {},
+  opts: { sessionId?: string | null; cached?: boolean } = {},
 ): Promise<KeyIdentity | null> {
   if (!key || !key.startsWith('bp_') || key.length > 200) return null;
-  const r = await lookupKey(db, hashKey(key));
+  const r = await lookupKey(db, hashKey(key), opts.cached ?? false);
   if (!r) return null;
   const ctx: RunContext = typeof run === 'string' || run === null
     ? { run_id: runKeyOf(run), parent_run_id: null, run_group: null, repo: null }
