@@ -3,8 +3,10 @@
  *   sql      — a bare FOR UPDATE SKIP LOCKED claim statement (the ceiling)
  *   executor — execute(ctx, 'task_claim') in-process (validation, claims, RPC, envelope)
  *   http     — MCP tools/call over HTTP against `bullpen start` (the product path)
- * then p50/p99 latency of whoami, task_claim and task_query over HTTP at 16 concurrent clients.
- * Prints JSON lines.
+ * then the cost HTTP adds to one call: the same task_claim, one client, calls one after another,
+ * through the executor in this process and over HTTP (p50 of each and their difference, alternating
+ * the two so drift on a shared machine lands on both), and p50/p99 latency of whoami, task_claim
+ * and task_query over HTTP at 16 concurrent clients. Prints JSON lines.
  */
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
@@ -13,8 +15,17 @@ import { openPg } from '../lib/db/pg';
 import { migrate } from '../lib/db/migrate';
 import type { Claims, Db } from '../lib/db/types';
 import { ensureActor, ensureWorkspace, mintKey } from '../lib/server/workspace';
-import { emit, mcpCall, percentile, startServer } from './lib';
+import { readFileSync } from 'node:fs';
+import { emit, mcpCall, percentile } from './lib';
 import { startLocalPostgres } from '../scripts/pg-local.mjs';
+import { spawnServer } from '../scripts/server-process.mjs';
+
+/** CPU time (user + system, ms) a process has used, from its own accounting in /proc. */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of the line, in clock ticks (100 per second on Linux)
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 // BENCH_RATE_LIMITS=off skips the check entirely, to measure what it costs
@@ -22,7 +33,9 @@ const UNLIMITED = process.env.BENCH_RATE_LIMITS === 'off'
   ? { BULLPEN_RATE_KEY_PER_SECOND: '0', BULLPEN_RATE_WORKSPACE_PER_SECOND: '0' }
   : { BULLPEN_RATE_KEY_PER_SECOND: '1000000', BULLPEN_RATE_WORKSPACE_PER_SECOND: '1000000' };
 const LEVELS = (process.env.BENCH_LEVELS ?? '1,8,32').split(',').map(Number);
-const MODES = new Set((process.env.BENCH_MODES ?? 'sql,executor,http').split(','));
+const MODES = new Set((process.env.BENCH_MODES ?? 'sql,executor,http,overhead,latency').split(','));
+// serial calls per path in the overhead phase
+const OVERHEAD_CALLS = Number(process.env.BENCH_OVERHEAD_CALLS ?? 1500);
 
 type Agent = { claims: Claims; key: string; id: string };
 
@@ -96,7 +109,7 @@ async function main() {
   await migrate(db);
   // buckets too large to empty: every call still pays for its rate-limit check, none is refused
   // (bench/fairness.ts measures the limits themselves)
-  const server = await startServer({ DATABASE_URL: url.toString(), ...UNLIMITED });
+  const server = await spawnServer({ label: 'bench', env: { DATABASE_URL: url.toString(), ...UNLIMITED } });
   const bare = new pg.Pool({ connectionString: url.toString(), max: 40 });
   settle = async () => {
     await bare.query('vacuum (analyze) tasks, activity');
@@ -161,6 +174,74 @@ async function main() {
       }
     }
 
+    // what HTTP adds to one call at 1 client: the same tool, serially, alternating in blocks so a
+    // load spike from another process lands on both paths
+    if (MODES.has('overhead')) {
+      await settle();
+      const ws = await seedWorkspace(db, 'bench-over', OVERHEAD_CALLS * 2 + 200, 1, true);
+      const agent = ws.agents[0];
+      const claims = { ...agent.claims, run_id: `bench-over` };
+      const exec = async () => {
+        const env = await execute({ db, claims }, 'task_claim', {});
+        if (!env.ok || !env.claimed) throw new Error(JSON.stringify(env).slice(0, 200));
+      };
+      const http = async () => {
+        const env = await mcpCall(server.url, agent.key, 'task_claim', {});
+        if (!env.ok || !env.claimed) throw new Error(JSON.stringify(env).slice(0, 200));
+      };
+      const samples: Record<'executor' | 'http', number[]> = { executor: [], http: [] };
+      for (let i = 0; i < 50; i++) {
+        await exec();
+        await http();
+      }
+      for (let block = 0; block < OVERHEAD_CALLS / 50; block++) {
+        for (const [mode, fn] of [['executor', exec], ['http', http]] as const) {
+          for (let i = 0; i < 25; i++) {
+            const t0 = performance.now();
+            await fn();
+            samples[mode].push(performance.now() - t0);
+          }
+        }
+      }
+      for (const s of Object.values(samples)) s.sort((a, b) => a - b);
+      const p50 = (m: 'executor' | 'http') => percentile(samples[m], 50);
+      // CPU per call from the processes' own accounting, which a loaded machine's run queue does not
+      // inflate: this process for the executor, the server's /proc for HTTP, less what the server
+      // burns idle over as long (its change-feed poller and job worker)
+      const cpuCalls = Math.max(200, Math.floor(OVERHEAD_CALLS / 2));
+      const before = process.cpuUsage();
+      for (let i = 0; i < cpuCalls; i++) await exec();
+      const used = process.cpuUsage(before);
+      const executorCpu = (used.user + used.system) / 1000 / cpuCalls;
+      let cpu0 = processCpuMs(server.pid!);
+      let t0 = performance.now();
+      for (let i = 0; i < cpuCalls; i++) await http();
+      const httpMs = performance.now() - t0;
+      const serverBusy = processCpuMs(server.pid!) - cpu0;
+      cpu0 = processCpuMs(server.pid!);
+      t0 = performance.now();
+      await new Promise((r) => setTimeout(r, httpMs));
+      const serverIdle = ((processCpuMs(server.pid!) - cpu0) * httpMs) / (performance.now() - t0);
+      const serverCpu = (serverBusy - serverIdle) / cpuCalls;
+      emit({
+        bench: 'http_overhead',
+        tool: 'task_claim',
+        concurrency: 1,
+        calls: samples.http.length,
+        executor_p50_ms: p50('executor'),
+        http_p50_ms: p50('http'),
+        http_added_p50_ms: Math.round((p50('http') - p50('executor')) * 100) / 100,
+        http_over_executor: Math.round((p50('http') / p50('executor')) * 100) / 100,
+        executor_p99_ms: percentile(samples.executor, 99),
+        http_p99_ms: percentile(samples.http, 99),
+        cpu_calls: cpuCalls,
+        executor_cpu_ms_per_call: Math.round(executorCpu * 1000) / 1000,
+        server_cpu_ms_per_http_call: Math.round(serverCpu * 1000) / 1000,
+        http_added_cpu_ms_per_call: Math.round((serverCpu - executorCpu) * 1000) / 1000,
+      });
+    }
+
+    if (!MODES.has('latency')) return;
     // latency over HTTP at 16 concurrent clients
     const clients = 16;
     const ws = await seedWorkspace(db, 'bench-lat', 20_000, clients, true);

@@ -70,7 +70,7 @@ export async function keyCommand(sub: string | undefined, argv: string[]): Promi
       const k = await findKey(db, ref, values.workspace);
       return { key_id: k.id, prefix: k.prefix, revoked: await revokeKey(db, k.tenant_id, k.id) };
     });
-    out(result, result.revoked ? `Revoked ${result.prefix}… (${result.key_id}): its next call gets 401.` : `${result.prefix}… (${result.key_id}) was already revoked.`);
+    out(result, result.revoked ? `Revoked ${result.prefix}… (${result.key_id}): its next call gets 401 (other instances on the database stop believing it within BULLPEN_KEY_CACHE_MS, 1 s).` : `${result.prefix}… (${result.key_id}) was already revoked.`);
     return EXIT.OK;
   }
   let grace: number;

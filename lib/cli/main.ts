@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 import { parseScopes, ScopeError, describeScopes } from '../core/scopes';
 import { addAgent, parseDuration, UsageError } from '../server/workspace';
 import { adminStep } from './server-file';
-import { connectSnippets } from '../mcp/connect';
+import { parseToolsets, toolsetNames } from '../core/toolsets';
+import { connectSnippets, mcpUrlFor } from '../mcp/connect';
 import { connectTools, EXIT, findTool, runTool, toolsIndex } from './tools';
 
 export { EXIT };
@@ -12,8 +13,10 @@ const HELP = () => `bullpen — the shared workspace for AI agents and humans
 Usage:
   bullpen start [--port N] [--host H] [--dev]     start the app (builds it first when needed); listens on
                                                    127.0.0.1 unless --host says otherwise (0.0.0.0: the network)
-  bullpen agent add NAME [--workspace SLUG] [--scopes tasks:read,comments] [--expires 30d] [--json]
-                                                   register an agent and mint its API key (scoped, expiring)
+  bullpen agent add NAME [--workspace SLUG] [--scopes tasks:read,comments] [--expires 30d]
+                 [--toolsets core,handoffs] [--json]
+                                                   register an agent and mint its API key (scoped, expiring);
+                                                   --toolsets puts the tools it lists into the MCP URL
   bullpen key list | revoke KEY | rotate KEY [--grace 1h]
                                                    list, end or replace API keys (bullpen key --help)
   bullpen human invite NAME [--workspace SLUG] [--email ADDRESS] [--json]
@@ -37,10 +40,6 @@ Environment:
 
 Exit codes: 0 ok · 1 failed · 2 usage error · 3 retryable failure`;
 
-function mcpUrlFor(base: string): string {
-  return `${base.replace(/\/$/, '')}/api/mcp`;
-}
-
 function agentConfig(mcpUrl: string, key: string): string {
   const { cli, json } = connectSnippets(mcpUrl, key);
   return ['Claude Code (run in your project):', `  ${cli}`, '', 'Or add to .mcp.json:', json.split('\n').map((l) => `  ${l}`).join('\n')].join('\n');
@@ -54,23 +53,32 @@ async function agentAdd(argv: string[]): Promise<number> {
       workspace: { type: 'string', short: 'w' },
       scopes: { type: 'string' },
       expires: { type: 'string' },
+      toolsets: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help || positionals.length !== 1) {
     console.error(
-      'Usage: bullpen agent add NAME [--workspace SLUG] [--scopes SCOPES] [--expires DURATION] [--json]\n\n' +
+      'Usage: bullpen agent add NAME [--workspace SLUG] [--scopes SCOPES] [--expires DURATION] [--toolsets SETS] [--json]\n\n' +
         'Registers an agent actor in the workspace (created when new) and prints its API key once.\n' +
         '  --scopes   what the key may call: ROOM (reads and writes), ROOM:read, or read (every room, read-only),\n' +
         '             comma-separated, e.g. tasks:read,comments. Omitted: everything.\n' +
-        '  --expires  the key stops working after this long: 90m, 12h, 30d. Omitted: never.',
+        '  --expires  the key stops working after this long: 90m, 12h, 30d. Omitted: never.\n' +
+        '  --toolsets the tools the agent\u2019s MCP connection lists, put into the printed MCP URL\n' +
+        `             (?toolsets=…): ${toolsetNames().join(', ')}; e.g. core,handoffs. Omitted: every tool.\n` +
+        '             The key\u2019s scopes still apply; guide() on any connection describes the other rooms.',
     );
     return values.help ? EXIT.OK : EXIT.USAGE;
   }
   const name = positionals[0];
   let scopes: string[] | null;
   let expiresIn: number | undefined;
+  const toolsets = parseToolsets(values.toolsets);
+  if (!toolsets.ok) {
+    console.error(`bullpen: unknown toolset${toolsets.unknown.length > 1 ? 's' : ''} ${toolsets.unknown.join(', ')}: use ${toolsets.valid.join(', ')}`);
+    return EXIT.USAGE;
+  }
   try {
     scopes = parseScopes(values.scopes) as string[] | null;
     expiresIn = values.expires === undefined ? undefined : parseDuration('--expires', values.expires);
@@ -84,7 +92,7 @@ async function agentAdd(argv: string[]): Promise<number> {
     { name, workspace: values.workspace, ...(scopes ? { scopes } : {}), ...(expiresIn ? { expires_in_seconds: expiresIn } : {}) },
     (db) => addAgent(db, { workspace: values.workspace, name, scopes, expires_in_seconds: expiresIn ?? null }),
   );
-  const mcpUrl = mcpUrlFor(base);
+  const mcpUrl = mcpUrlFor(base, toolsets.names);
   if (values.json) {
     console.log(
       JSON.stringify({
@@ -95,6 +103,7 @@ async function agentAdd(argv: string[]): Promise<number> {
         scopes: result.scopes,
         expires_at: result.expires_at,
         mcp_url: mcpUrl,
+        toolsets: toolsets.names.length ? toolsets.names : null,
       }),
     );
     return EXIT.OK;
@@ -105,7 +114,7 @@ async function agentAdd(argv: string[]): Promise<number> {
       '',
       `API key (shown once, store it now): ${result.api_key}`,
       `  scopes ${describeScopes(result.scopes)} · ${result.expires_at ? `expires ${result.expires_at}` : 'no expiry'}`,
-      `MCP URL: ${mcpUrl}`,
+      `MCP URL: ${mcpUrl}${toolsets.names.length ? ` (lists the ${toolsets.names.join(', ')} tools)` : ''}`,
       '',
       agentConfig(mcpUrl, result.api_key),
     ].join('\n'),

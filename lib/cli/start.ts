@@ -89,6 +89,22 @@ export function servedDirectly(url: string | undefined): boolean {
   return url === '/api/mcp' || !!url?.startsWith('/api/mcp?');
 }
 
+/** A request body of declared length, as one buffer (never more than it declared). */
+function readWhole(req: http.IncomingMessage, length: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.byteLength;
+      if (size <= length) chunks.push(c);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.on('error', reject);
+    // a client gone mid-body: what arrived is answered (to nobody) rather than left hanging
+    req.on('close', () => resolve(Buffer.concat(chunks)));
+  });
+}
+
 /** Serves a Web-standard handler (Request → Response) on a Node request. */
 async function serveWeb(req: http.IncomingMessage, res: http.ServerResponse, handler: (r: Request) => Promise<Response>): Promise<void> {
   try {
@@ -97,7 +113,11 @@ async function serveWeb(req: http.IncomingMessage, res: http.ServerResponse, han
       if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
     }
     const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS';
-    const body = hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined;
+    // A body of declared length (the front door has held it to the limit) is read here whole: a
+    // Request over bytes costs far less than one over a stream. A chunked body stays a stream, and
+    // the handler counts it as it reads.
+    const declared = Number(req.headers['content-length']);
+    const body = !hasBody ? undefined : Number.isFinite(declared) ? await readWhole(req, declared) : (Readable.toWeb(req) as ReadableStream<Uint8Array>);
     // a client that hangs up ends a waiting call (wait_seconds) instead of letting it run out
     const gone = new AbortController();
     res.on('close', () => {
@@ -106,7 +126,7 @@ async function serveWeb(req: http.IncomingMessage, res: http.ServerResponse, han
     const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url}`, {
       method: req.method,
       headers,
-      body,
+      body: body as BodyInit | undefined,
       signal: gone.signal,
       // @ts-expect-error Node's fetch needs duplex for a streamed request body
       duplex: 'half',
@@ -119,6 +139,15 @@ async function serveWeb(req: http.IncomingMessage, res: http.ServerResponse, han
     // a handler that answered before reading the whole body (413) leaves bytes on the socket:
     // close the connection rather than parse them as the next request
     if (!req.complete) res.shouldKeepAlive = false;
+    // a JSON answer is written in one piece with its length; an event stream as it comes
+    const streamed = response.headers.get('content-type')?.startsWith('text/event-stream');
+    if (response.body && !streamed) {
+      const bytes = Buffer.from(await response.arrayBuffer());
+      out['content-length'] = String(bytes.byteLength);
+      res.writeHead(response.status, out);
+      res.end(bytes);
+      return;
+    }
     res.writeHead(response.status, out);
     if (response.body) {
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);

@@ -1,4 +1,13 @@
 /**
+ * The MCP URL of a server, narrowed to toolsets when any are named (`?toolsets=core,handoffs`: the
+ * tools the connection lists and may call). Names are passed as parsed (lib/core/toolsets.ts).
+ */
+export function mcpUrlFor(base: string, toolsets: readonly string[] = []): string {
+  const url = `${base.replace(/\/$/, '')}/api/mcp`;
+  return toolsets.length ? `${url}?toolsets=${toolsets.map(encodeURIComponent).join(',')}` : url;
+}
+
+/**
  * The lines that connect an agent to Bullpen, shown by `bullpen agent add` and by the console's
  * "Connect an agent". Pure: safe in the browser bundle.
  */

@@ -1,8 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  isJsonContentType,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { internalError, toolError, type ToolError } from '../core/errors';
 import { getTool } from '../core/registry';
 import { scopeFor, toolAllowed, type Scopes } from '../core/scopes';
+import { parseToolsets } from '../core/toolsets';
 import { getDb } from '../db';
 import { transientDbError } from '../db/errors';
 import { authenticateKey, bearer, derivedRunKey, runContextFrom } from '../server/auth';
@@ -10,7 +17,8 @@ import { hashKey } from '../server/keys';
 import { config, requestOrigin } from '../server/config';
 import { getLimits, type Refusal } from '../server/limits';
 import { BodyTooLarge, hostAllowed, originAllowed, readBodyText } from '../server/transport';
-import { createMcpServer } from './server';
+import { execute } from '../core/execute';
+import { callToolResult, createMcpServer, listTools, outsideToolsets, type McpContext } from './server';
 
 function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}, data?: unknown): Response {
   return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(data === undefined ? {} : { data }) }, id: null }), {
@@ -29,7 +37,8 @@ function corsHeaders(req: Request): Record<string, string> {
   if (!origin || !originAllowed(origin)) return {};
   return {
     'access-control-allow-origin': origin,
-    'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version, mcp-session-id, x-bullpen-run, x-bullpen-parent-run, x-bullpen-run-group, x-bullpen-repo, last-event-id',
+    'access-control-allow-headers':
+      'authorization, content-type, mcp-protocol-version, mcp-session-id, mcp-method, mcp-name, x-bullpen-toolsets, x-bullpen-run, x-bullpen-parent-run, x-bullpen-run-group, x-bullpen-repo, last-event-id',
     'access-control-expose-headers': 'mcp-session-id, www-authenticate, retry-after',
     'access-control-allow-methods': 'POST, GET, DELETE, OPTIONS',
     vary: 'origin',
@@ -88,8 +97,74 @@ function refusalResponse(r: Refusal, cors: Record<string, string>): Response {
 }
 
 /**
- * The MCP endpoint: Host and Origin check → bearer key → rate limits → body limit → scope check →
- * a per-request stateless server inside one of the workspace's slots.
+ * The toolsets a request names (`?toolsets=` and X-Bullpen-Toolsets, joined). The query is parsed
+ * only when there is one: most requests carry none.
+ */
+function requestedToolsets(req: Request) {
+  const q = req.url.indexOf('?');
+  const values = q < 0 ? [] : new URLSearchParams(req.url.slice(q + 1)).getAll('toolsets');
+  const header = req.headers.get('x-bullpen-toolsets');
+  if (header) values.push(header);
+  return parseToolsets(values);
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The two calls an agent makes all day, on a 2025 connection, answered without building an SDK
+ * server and transport for them: one `tools/call` (a name and an object of arguments) or one
+ * `tools/list`, with the headers the SDK's transport would accept. The answer is what the SDK's
+ * handler registered in server.ts returns, framed as the transport frames it (a JSON body). Anything
+ * else — a batch, odd params, a progress token, a header the transport would refuse — returns null
+ * and goes to the SDK, which answers or refuses it as the protocol says. tests/mcp/protocol.test.ts
+ * checks the two paths answer alike.
+ */
+async function answerDirectly(req: Request, msg: unknown, ctx: McpContext): Promise<Response | null> {
+  if (!isPlainObject(msg) || msg.jsonrpc !== '2.0' || (typeof msg.id !== 'string' && typeof msg.id !== 'number')) return null;
+  const accept = req.headers.get('accept');
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream') || !isJsonContentType(req.headers.get('content-type'))) return null;
+  const version = req.headers.get('mcp-protocol-version');
+  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null;
+  const params = msg.params;
+  let result: unknown;
+  if (msg.method === 'tools/call') {
+    if (!isPlainObject(params) || typeof params.name !== 'string') return null;
+    const args = params.arguments;
+    if (args !== undefined && !isPlainObject(args)) return null;
+    for (const k of Object.keys(params)) if (k !== 'name' && k !== 'arguments' && k !== '_meta') return null;
+    if (params._meta !== undefined && (!isPlainObject(params._meta) || Object.keys(params._meta).length > 0)) return null;
+    const { toolsets = null, ...toolCtx } = ctx;
+    result = callToolResult(outsideToolsets(params.name, toolsets) ?? (await execute(toolCtx, params.name, args ?? {})));
+  } else if (msg.method === 'tools/list') {
+    if (params !== undefined && (!isPlainObject(params) || Object.keys(params).length > 0)) return null;
+    result = { tools: listTools({ scopes: ctx.scopes ?? null, toolsets: ctx.toolsets ?? null }) };
+  } else {
+    return null;
+  }
+  return new Response(JSON.stringify({ result, jsonrpc: '2.0', id: msg.id }), { status: 200, headers: { 'content-type': 'application/json' } });
+}
+
+/** The context of a request the 2026-07-28 handler is serving, for its server factory. */
+const contexts = new WeakMap<Request, McpContext>();
+
+/**
+ * The 2026-07-28 revision (the stateless core: no handshake, `server/discover`, the per-request
+ * `_meta` envelope, `Mcp-Method` / `Mcp-Name` checked against the body) is the SDK's own entry; 2025
+ * traffic never reaches it (`legacy: 'reject'`), serveMcp answers that itself.
+ */
+const modern = createMcpHandler(
+  (c) => {
+    const ctx = c.requestInfo && contexts.get(c.requestInfo);
+    if (!ctx) throw new Error('no caller context for this request');
+    return createMcpServer(ctx);
+  },
+  { legacy: 'reject' },
+);
+
+/**
+ * The MCP endpoint: Host and Origin check → toolsets → bearer key → rate limits → body limit →
+ * scope check → the request's protocol era → a per-request stateless server inside one of the
+ * workspace's slots.
  * Usable in-process (tests call it with a Request) and from the Next.js route. Never throws: an
  * unexpected failure is a 500 that shows a request id, and the log has the detail under it.
  */
@@ -113,6 +188,15 @@ async function serveMcp(req: Request): Promise<Response> {
   if (refused) return refused;
   const cors = corsHeaders(req);
   if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: cors });
+  const toolsets = requestedToolsets(req);
+  if (!toolsets.ok) {
+    const message = `unknown toolset${toolsets.unknown.length > 1 ? 's' : ''} ${toolsets.unknown.join(', ')}: the toolsets are ${toolsets.valid.join(', ')}`;
+    const error = toolError('VALIDATION_ERROR', message, 'name toolsets from the list in ?toolsets= or X-Bullpen-Toolsets, comma-separated, or send none for every tool', {
+      fields: ['toolsets'],
+      valid: toolsets.valid,
+    });
+    return jsonRpcError(400, -32602, message, cors, { ok: false, error });
+  }
 
   const db = await getDb();
   const limits = getLimits(db);
@@ -131,7 +215,7 @@ async function serveMcp(req: Request): Promise<Response> {
     if (limited) return refusalResponse(limited, cors);
   }
   const run = runContextFrom(req.headers);
-  const identity = await authenticateKey(db, key, run, { sessionId: req.headers.get('mcp-session-id') });
+  const identity = await authenticateKey(db, key, run, { sessionId: req.headers.get('mcp-session-id'), cached: true });
   if (!identity) {
     return jsonRpcError(401, -32001, 'missing, unknown, revoked or expired API key: send Authorization: Bearer bp_live_…', {
       'www-authenticate': `Bearer resource_metadata="${resourceMetadataUrl(req)}"`,
@@ -163,9 +247,18 @@ async function serveMcp(req: Request): Promise<Response> {
   } catch {
     return jsonRpcError(400, -32700, 'parse error: body is not JSON', cors);
   }
-  // A connection is named by a session id handed out on initialize. It holds no server state (any
-  // instance accepts it); it names the run of a client that sends no X-Bullpen-Run.
-  const issued = isInitialize(parsed) && !req.headers.get('mcp-session-id') ? `bp-${randomUUID()}` : null;
+  // the era: a 2026-07-28 request carries its revision in every request's _meta (no handshake);
+  // anything else is 2025 traffic, served statelessly as before
+  const route = classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: req.headers.get('mcp-protocol-version') ?? undefined,
+    mcpMethodHeader: req.headers.get('mcp-method') ?? undefined,
+    mcpNameHeader: req.headers.get('mcp-name') ?? undefined,
+    body: parsed,
+  });
+  // A 2025 connection is named by a session id handed out on initialize. It holds no server state
+  // (any instance accepts it); it names the run of a client that sends no X-Bullpen-Run.
+  const issued = route.kind === 'legacy' && isInitialize(parsed) && !req.headers.get('mcp-session-id') ? `bp-${randomUUID()}` : null;
   if (issued && !run.run_id) identity.claims.run_id = derivedRunKey(identity.key_id, issued);
   const denied = outOfScope(parsed, identity.scopes);
   if (denied) {
@@ -181,13 +274,25 @@ async function serveMcp(req: Request): Promise<Response> {
   // the workspace's cap applies to its database work, not to the request: a call that waits for
   // news (inbox, task_claim with wait_seconds) holds no slot while it waits
   const gated = limits.gate(db, identity.claims.tenant_id);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  const server = createMcpServer({ db: gated, claims: identity.claims, scopes: identity.scopes, signal: req.signal });
-  await server.connect(transport);
-  const res = await transport.handleRequest(req, { parsedBody: parsed });
+  const ctx: McpContext = { db: gated, claims: identity.claims, scopes: identity.scopes, signal: req.signal, toolsets: toolsets.tools };
+  let res: Response;
+  const direct = route.kind === 'legacy' && !issued ? await answerDirectly(req, parsed, ctx) : null;
+  if (direct) {
+    res = direct;
+  } else if (route.kind === 'legacy') {
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const server = createMcpServer(ctx);
+    await server.connect(transport);
+    res = await transport.handleRequest(req, { parsedBody: parsed });
+    // the response body is complete (JSON mode); release the per-request server
+    void server.close().catch(() => {});
+  } else {
+    // the 2026-07-28 entry answers a ladder rejection (a header that disagrees with the body, an
+    // unsupported revision) itself, before any server is built
+    contexts.set(req, ctx);
+    res = await modern.fetch(req, { parsedBody: parsed });
+  }
   for (const [k, v] of Object.entries(cors)) res.headers.set(k, v);
   if (issued && res.ok) res.headers.set('mcp-session-id', issued);
-  // the response body is complete (JSON mode); release the per-request server
-  void server.close().catch(() => {});
   return res;
 }

@@ -1,22 +1,12 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-  McpError,
-  ErrorCode,
-  type CallToolResult,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { z } from 'zod';
+import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import { toolError } from '../core/errors';
 import { execute, type Envelope } from '../core/execute';
 import { GLOSSARY, GUIDE_TOPICS, guideIndex } from '../core/guide-content';
 import { inputJsonSchema, outputJsonSchema } from '../core/json-schema';
 import { getTool, registry } from '../core/registry';
 import { toolAllowed, type Scopes } from '../core/scopes';
+import { CORE_TOOLS, inToolsets, toolsetNames } from '../core/toolsets';
 import type { ToolContext, ToolDef } from '../core/tool';
 import { renderBrief } from './render';
 
@@ -31,13 +21,16 @@ The loop:
 Handoffs: handoff_create asks other actors (question, review, approval…); inbox lists what waits for you. Ack after act: act on an item, then pass its id in inbox ack; unacked items come back. When idle, call inbox or task_claim with wait_seconds (≤ 60) instead of polling: the call returns as soon as something arrives.
 Runs: send X-Bullpen-Run (one id per burst of work) and X-Bullpen-Repo (your git remote); run_heartbeat during long work, with usage; run_end when you stop.
 When Bullpen itself gets in your way (a bug, friction, a missing capability, unclear docs), file it at once with feature_request_create; never include secrets.
-Errors come back as {ok:false, error:{code, message, hint, retryable}}: follow the hint. guide() is the manual; guide({topic:"the-loop"}) first.`;
+Errors come back as {ok:false, error:{code, message, hint, retryable}}: follow the hint. guide() is the manual; guide({topic:"the-loop"}) first.
+Rooms and toolsets: the tools are grouped by room (${toolsetNames().filter((n) => n !== 'core' && n !== 'all').join(', ')}). This connection may list only some of them, the toolsets its URL names (?toolsets=core,handoffs, or the X-Bullpen-Toolsets header; core is the loop above). guide() answers on every connection and lists every room with its tools; to use another room's tools, ask your operator to add its name to the toolsets.`;
 
 export type ToolListOptions = {
   /** Advertise each tool's outputSchema (and answer with structuredContent). Off: see README, Architecture. */
   outputSchema?: boolean;
   /** A scoped key's scopes: the list shows only the tools it may call. */
   scopes?: Scopes;
+  /** The connection's toolsets (lib/core/toolsets.ts): null lists every tool. */
+  toolsets?: ReadonlySet<string> | null;
 };
 
 /**
@@ -53,6 +46,8 @@ function toolAnnotations(t: ToolDef): Tool['annotations'] {
 
 /** JSON Schemas are computed once per process, from the zod schema that validates: its shape, without its bounds. */
 const toolLists = new Map<boolean, Tool[]>();
+/** A narrowed list per (scopes, toolsets) pair: a connection's list is built once, not per request. */
+const narrowed = new Map<string, Tool[]>();
 export function listTools(opts: ToolListOptions = {}): Tool[] {
   const withOutput = opts.outputSchema ?? false;
   let list = toolLists.get(withOutput);
@@ -68,7 +63,40 @@ export function listTools(opts: ToolListOptions = {}): Tool[] {
     toolLists.set(withOutput, list);
   }
   const scopes = opts.scopes ?? null;
-  return scopes ? list.filter((t) => toolAllowed(getTool(t.name)!, scopes)) : list;
+  const toolsets = opts.toolsets ?? null;
+  if (!scopes && !toolsets) return list;
+  const key = `${withOutput}|${scopes ? [...scopes].sort().join(',') : '*'}|${toolsets ? [...toolsets].sort().join(',') : '*'}`;
+  let out = narrowed.get(key);
+  if (!out) {
+    const full = list;
+    out = full.filter((t) => {
+      const def = getTool(t.name)!;
+      return toolAllowed(def, scopes) && inToolsets(def, toolsets);
+    });
+    if (narrowed.size >= 1000) narrowed.clear();
+    narrowed.set(key, out);
+  }
+  return out;
+}
+
+/**
+ * The refusal of a call to a tool the connection's toolsets leave out: it names the toolset that
+ * has the tool, so the caller knows what to add. Null when the tool is in the selection (or
+ * unknown: the executor names unknown tools itself).
+ */
+export function outsideToolsets(name: string, toolsets: ReadonlySet<string> | null | undefined): Envelope | null {
+  const tool = getTool(name);
+  if (!tool || !toolsets || inToolsets(tool, toolsets)) return null;
+  const sets = [tool.room, ...(CORE_TOOLS.includes(tool.name) ? ['core'] : [])];
+  return {
+    ok: false,
+    error: toolError(
+      'FORBIDDEN',
+      `${name} is not in this connection's toolsets: it is in the ${sets.join(' and ')} toolset${sets.length > 1 ? 's' : ''}`,
+      `connect with ${sets[0]} added to ?toolsets= (or X-Bullpen-Toolsets), or call only the tools tools/list shows; guide() describes every room`,
+      { toolsets: sets, fields: ['name'] },
+    ),
+  };
 }
 
 /**
@@ -97,52 +125,50 @@ const STATIC_RESOURCES = [
   })),
 ];
 
+const RESOURCE_TEMPLATES = [
+  { uriTemplate: 'bullpen://guide/{topic}', name: 'guide-topic', title: 'Guide topic', mimeType: 'text/markdown' },
+  {
+    uriTemplate: 'bullpen://project/{key}/brief',
+    name: 'project-brief',
+    title: 'Project brief (live, as you may see it)',
+    mimeType: 'text/markdown',
+  },
+];
+
 function glossaryMarkdown(): string {
   return `# Glossary\n\n${GLOSSARY.map((g) => `- **${g.term}**: ${g.definition}`).join('\n')}\n`;
 }
-
-/**
- * tools/call as the handler is registered: `arguments` of any JSON type. The SDK's own schema
- * (an object) still checks the request inside its wrapper and answers a malformed one with
- * InvalidParams (-32602) naming params.arguments; registered with the strict schema, the same
- * request failed before that check and came back as an internal error (-32603).
- */
-const callToolRequest = CallToolRequestSchema.extend({
-  params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() }),
-});
 
 // Building an Ajv instance is the costliest part of a Server; one shared validator serves them all
 // (it only caches compiled schemas, nothing about a client).
 const validator = new AjvJsonSchemaValidator();
 
+/** A caller's context as the MCP endpoint hands it to the server: the tool context and the connection's toolsets. */
+export type McpContext = ToolContext & { toolsets?: ReadonlySet<string> | null };
+
 /**
- * A fresh MCP server for one request (stateless: any instance can answer any request). Handlers
- * close over the caller's context; all tool behaviour comes from the registry via execute().
+ * A fresh MCP server for one request (stateless: any instance can answer any request), for either
+ * protocol era: the SDK binds it to 2026-07-28 or to the 2025 handshake when it is connected.
+ * Handlers close over the caller's context; all tool behaviour comes from the registry via execute().
  */
-export function createMcpServer(ctx: ToolContext): Server {
+export function createMcpServer(ctx: McpContext): Server {
   const server = new Server(
     { name: 'bullpen', title: 'Bullpen', version: '0.1.0' },
     { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS, jsonSchemaValidator: validator },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools({ scopes: ctx.scopes ?? null }) }));
-  server.setRequestHandler(callToolRequest, async (req, extra) => {
+  const { toolsets = null, ...toolCtx } = ctx;
+  server.setRequestHandler('tools/list', async () => ({ tools: listTools({ scopes: ctx.scopes ?? null, toolsets }) }));
+  server.setRequestHandler('tools/call', async (req, extra) => {
+    const refused = outsideToolsets(req.params.name, toolsets);
+    if (refused) return callToolResult(refused);
     // a waiting call (wait_seconds) ends early when the client cancels or goes away
-    const signal = ctx.signal ? AbortSignal.any([ctx.signal, extra.signal]) : extra.signal;
-    return callToolResult(await execute({ ...ctx, signal }, req.params.name, req.params.arguments ?? {}));
+    const own = extra.mcpReq.signal;
+    const signal = toolCtx.signal ? AbortSignal.any([toolCtx.signal, own]) : own;
+    return callToolResult(await execute({ ...toolCtx, signal }, req.params.name, req.params.arguments ?? {}));
   });
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: STATIC_RESOURCES }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-    resourceTemplates: [
-      { uriTemplate: 'bullpen://guide/{topic}', name: 'guide-topic', title: 'Guide topic', mimeType: 'text/markdown' },
-      {
-        uriTemplate: 'bullpen://project/{key}/brief',
-        name: 'project-brief',
-        title: 'Project brief (live, as you may see it)',
-        mimeType: 'text/markdown',
-      },
-    ],
-  }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
+  server.setRequestHandler('resources/list', async () => ({ resources: STATIC_RESOURCES }));
+  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+  server.setRequestHandler('resources/read', async (req) => {
     const uri = req.params.uri;
     const text = (t: string) => ({ contents: [{ uri, mimeType: 'text/markdown', text: t }] });
     if (uri === 'bullpen://guide') return text(guideIndex(registry));
@@ -154,11 +180,11 @@ export function createMcpServer(ctx: ToolContext): Server {
     }
     const brief = uri.match(/^bullpen:\/\/project\/([^/]+)\/brief$/);
     if (brief) {
-      const res = await execute(ctx, 'project_brief', { project: decodeURIComponent(brief[1]) });
-      if (!res.ok) throw new McpError(ErrorCode.InvalidParams, `${res.error.code}: ${res.error.message}`);
+      const res = await execute(toolCtx, 'project_brief', { project: decodeURIComponent(brief[1]) });
+      if (!res.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${res.error.code}: ${res.error.message}`);
       return text(renderBrief(res as never));
     }
-    throw new McpError(ErrorCode.InvalidParams, `unknown resource: ${uri}`);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown resource: ${uri}`);
   });
   return server;
 }

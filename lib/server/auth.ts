@@ -49,28 +49,76 @@ export function derivedRunKey(keyId: string, sessionId: string | null, now = new
   return `key-${keyId.replace(/-/g, '').slice(0, 12)}-${now.toISOString().slice(0, 10).replace(/-/g, '')}`;
 }
 
+type KeyRow = {
+  tenant_id: string;
+  actor_id: string;
+  key_id: string;
+  kind: 'agent' | 'human' | 'service';
+  display_name: string;
+  tenant_slug: string;
+  scopes: string[] | null;
+  expires_at: Date | string | null;
+};
+
+/** How long a looked-up key is believed without asking the database again (BULLPEN_KEY_CACHE_MS). */
+export function keyCacheMs(): number {
+  const v = Number(process.env.BULLPEN_KEY_CACHE_MS);
+  return Number.isFinite(v) && v >= 0 ? v : 1000;
+}
+
+type Cached = { row: KeyRow; db: Db; checkedAt: number; expiresAt: number };
+/**
+ * Live keys by hash, as last read from the database; only ever holds keys that authenticated. One
+ * per process through globalThis: Next's bundle (the admin and console routes that revoke keys) and
+ * the server entry (which serves /api/mcp) load this module separately.
+ */
+const CACHE = Symbol.for('bullpen.keyCache');
+const keyCache: Map<string, Cached> = ((globalThis as { [CACHE]?: Map<string, Cached> })[CACHE] ??= new Map());
+
+/**
+ * Forgets what this process believes about keys (all, or those of one key id), so the next call
+ * looks them up. Revoking or rotating a key calls it: in the process that revoked it the key fails
+ * on its very next call; other processes stop believing it within keyCacheMs().
+ */
+export function forgetKeys(keyId?: string): void {
+  if (keyId === undefined) keyCache.clear();
+  else for (const [hash, c] of keyCache) if (c.row.key_id === keyId) keyCache.delete(hash);
+}
+
+async function lookupKey(db: Db, hash: string, cached: boolean): Promise<KeyRow | null> {
+  const ttl = cached ? keyCacheMs() : 0;
+  const now = Date.now();
+  const hit = keyCache.get(hash);
+  if (hit && hit.db === db && now - hit.checkedAt < ttl && now < hit.expiresAt) return hit.row;
+  const [row] = await db.query<KeyRow>(`select * from bullpen.authenticate_key($1)`, [hash]);
+  if (!row) {
+    keyCache.delete(hash);
+    return null;
+  }
+  if (ttl > 0) {
+    if (keyCache.size >= 10_000) keyCache.clear();
+    keyCache.set(hash, { row, db, checkedAt: now, expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : Infinity });
+  }
+  return row;
+}
+
 /**
  * Resolves a bearer API key to claims; null when missing, unknown, revoked or expired. The run comes from
  * the run context (or a bare run id); without one it is derived for the connection.
+ *
+ * With `cached` (the MCP endpoint), a key that authenticated is believed for keyCacheMs() (1 s by
+ * default) before the database is asked again, and never past its own expiry, so a call costs no
+ * lookup. A revocation is seen at once by the process that made it (forgetKeys) and within that
+ * time by every other instance on the database. Without it, every call asks the database.
  */
 export async function authenticateKey(
   db: Db,
   key: string | null,
   run: RunContext | string | null = null,
-  opts: { sessionId?: string | null } = {},
+  opts: { sessionId?: string | null; cached?: boolean } = {},
 ): Promise<KeyIdentity | null> {
   if (!key || !key.startsWith('bp_') || key.length > 200) return null;
-  const rows = await db.query<{
-    tenant_id: string;
-    actor_id: string;
-    key_id: string;
-    kind: 'agent' | 'human' | 'service';
-    display_name: string;
-    tenant_slug: string;
-    scopes: string[] | null;
-    expires_at: Date | string | null;
-  }>(`select * from bullpen.authenticate_key($1)`, [hashKey(key)]);
-  const r = rows[0];
+  const r = await lookupKey(db, hashKey(key), opts.cached ?? false);
   if (!r) return null;
   const ctx: RunContext = typeof run === 'string' || run === null
     ? { run_id: runKeyOf(run), parent_run_id: null, run_group: null, repo: null }

@@ -10,6 +10,11 @@ import type { Db } from '../db/types';
  *    every window. On a Postgres server the buckets live in bullpen.rate_limits, so every instance
  *    on that database counts against the same numbers; on the embedded database (one process)
  *    they live in memory. Over the limit: HTTP 429, Retry-After, a RATE_LIMITED envelope.
+ *    An instance takes calls from a shared bucket a tenth of the bucket at a time and hands them
+ *    out from memory until they run out or the window ends, so a call costs a round trip to the
+ *    store only once per tenth of a bucket. The shared count never exceeds the limit (what an
+ *    instance holds is counted); an instance may be refused while another still holds unused
+ *    calls, at most a tenth of the bucket per instance and window.
  * 2. A per-workspace concurrency cap in each process, below the connection pool's size, so one
  *    workspace can never hold every pooled connection. While other workspaces are active (a call in
  *    the last second) a workspace gets its fair share, half the machine's cores' worth of calls at
@@ -113,8 +118,17 @@ function once(fn: () => void): () => void {
   };
 }
 
+/** Calls an instance took from a shared bucket and has not handed out yet, for one window. */
+type Held = { calls: number; until: number };
+
+/** How many calls an instance takes from a shared bucket at once: a tenth of it, at least one. */
+export function reserveSize(points: number): number {
+  return Math.max(1, Math.floor(points / 10));
+}
+
 export class Limits {
   private readonly perKey: RateLimiterAbstract | null;
+  private readonly held = new Map<string, Held>();
   private readonly perWorkspace: RateLimiterAbstract | null;
   private readonly slots = new Map<string, Semaphore>();
   /** When each workspace last started a call (ms): who counts as active. */
@@ -169,11 +183,27 @@ export class Limits {
 
   private async take(limiter: RateLimiterAbstract | null, id: string, what: 'this key' | 'this workspace'): Promise<Refusal | null> {
     if (!limiter) return null;
+    const slot = `${limiter.keyPrefix}:${id}`;
+    const now = Date.now();
+    const mine = this.held.get(slot);
+    if (mine && mine.calls > 0 && mine.until > now) {
+      mine.calls--;
+      return null;
+    }
+    const want = reserveSize(limiter.points);
     try {
-      await limiter.consume(id, 1);
+      const res = await limiter.consume(id, want);
+      this.hold(slot, want - 1, Date.now() + res.msBeforeNext);
       return null;
     } catch (res) {
       if (!(res instanceof RateLimiterRes)) throw res;
+      // the bucket had fewer calls left than a reservation: take what was left (the store now reads
+      // full for everyone, which is right while this instance holds the rest)
+      const left = limiter.points - (res.consumedPoints - want);
+      if (want > 1 && left >= 1) {
+        this.hold(slot, Math.min(left, want) - 1, Date.now() + res.msBeforeNext);
+        return null;
+      }
       const retryAfterSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
       return {
         status: 429,
@@ -186,6 +216,16 @@ export class Limits {
         ),
       };
     }
+  }
+
+  private hold(slot: string, calls: number, until: number): void {
+    if (calls <= 0) {
+      this.held.delete(slot);
+      return;
+    }
+    // bounded: windows are seconds long, so a full map is mostly stale entries
+    if (this.held.size >= 50_000) this.held.clear();
+    this.held.set(slot, { calls, until });
   }
 
   /**

@@ -1,5 +1,6 @@
 import { parseScopes, type Scopes } from '../core/scopes';
 import type { Db } from '../db/types';
+import { forgetKeys } from './auth';
 import { newApiKey } from './keys';
 
 /**
@@ -94,6 +95,7 @@ export async function revokeKey(db: Db, tenantId: string, keyId: string): Promis
     `update public.api_keys set revoked_at = now() where tenant_id = $1 and id = $2 and revoked_at is null returning id`,
     [tenantId, keyId],
   );
+  forgetKeys(keyId);
   return rows.length > 0;
 }
 
@@ -203,6 +205,7 @@ export async function rotateKey(
      select fresh.id, fresh.scopes, fresh.expires_at, retired.expires_at as old_expires_at from fresh, retired`,
     [tenantId, keyId, k.hash, k.prefix, graceSeconds],
   );
+  forgetKeys(keyId);
   if (!row) {
     const [state] = await db.query<{ state: string }>(`select case when revoked_at is not null then 'revoked' when replaced_by is not null then 'rotated already' else 'expired' end as state from public.api_keys where tenant_id = $1 and id = $2`, [tenantId, keyId]);
     if (!state) throw refusal('BPNTF', `no key ${keyId} in this workspace`);

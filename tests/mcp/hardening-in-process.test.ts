@@ -101,10 +101,17 @@ describe('scoped keys', () => {
   it('stop at their expiry with 401', async () => {
     const { api_key, key_id } = await mintKey(db, tenantId, agentId, 'brief', { expiresInSeconds: 60 });
     expect((await rpc(api_key, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status).toBe(200);
-    await db.query(`update public.api_keys set expires_at = now() - interval '1 second' where id = $1`, [key_id]);
-    const res = await rpc(api_key, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
-    expect(res.status).toBe(401);
-    expect((await res.json()).error.message).toContain('expired');
+    // moved behind the server's back, the expiry is seen once the key's cached lookup (1 s) is
+    // over; with the cache off it is seen on the very next call
+    process.env.BULLPEN_KEY_CACHE_MS = '0';
+    try {
+      await db.query(`update public.api_keys set expires_at = now() - interval '1 second' where id = $1`, [key_id]);
+      const res = await rpc(api_key, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      expect(res.status).toBe(401);
+      expect((await res.json()).error.message).toContain('expired');
+    } finally {
+      delete process.env.BULLPEN_KEY_CACHE_MS;
+    }
   });
 });
 
