@@ -83,7 +83,22 @@ export async function scratchDatabase(opts: {
   u.pathname = `/${name}`;
   const url = u.toString();
   const db = await openPg(url, opts.pool);
-  if (opts.migrate !== false) await migrate(db);
+  const drop = async () => {
+    await db.close().catch(() => {});
+    // let sockets that are still closing finish before the drop ends whatever is left
+    await new Promise((r) => setTimeout(r, 300));
+    await admin.query(`drop database if exists ${name} with (force)`).catch(() => {});
+    await admin.end().catch(() => {});
+    local?.stop();
+  };
+  if (opts.migrate !== false) {
+    try {
+      await migrate(db);
+    } catch (err) {
+      await drop();
+      throw err;
+    }
+  }
   let closed = false;
   return {
     url,
@@ -94,12 +109,7 @@ export async function scratchDatabase(opts: {
     close: async () => {
       if (closed) return;
       closed = true;
-      await db.close().catch(() => {});
-      // let sockets that are still closing finish before the drop ends whatever is left
-      await new Promise((r) => setTimeout(r, 300));
-      await admin.query(`drop database if exists ${name} with (force)`).catch(() => {});
-      await admin.end().catch(() => {});
-      local?.stop();
+      await drop();
     },
   };
 }
