@@ -24,6 +24,8 @@ import { execute } from '../lib/core/execute';
 import { BARE_CLAIM_SQL, emit, mcpCall, percentile, scratchDatabase, seedWorkspace, startServer, unlimitedRates, type BenchAgent } from './lib';
 
 const N = Number(process.env.BENCH_BREAKDOWN_CALLS ?? 200);
+// a slow tool (project_brief takes ~150 ms today) gets fewer calls, so the run stays short
+const BUDGET_MS = Number(process.env.BENCH_BREAKDOWN_SECONDS ?? 4) * 1000;
 const WARM = 20;
 const TASKS = 5000;
 const ACTORS = 50;
@@ -66,6 +68,7 @@ async function main() {
     cores: (await import('node:os')).cpus().length,
     load_average_1m: (await import('node:os')).loadavg()[0],
     calls_per_tool: N,
+    seconds_per_series: BUDGET_MS / 1000,
     workspace_tasks: TASKS,
     actors: ACTORS,
     pg_stat_statements: pgss ? `unavailable: ${pgss}; planning and execution are not split out` : 'track = all, track_planning = on',
@@ -166,18 +169,22 @@ async function main() {
   // ------------------------------------------------------------------ in-process, with pg_stat_statements
   // nothing else runs on the database meanwhile (no server yet), so every statement it sees is the tool's
   const inProcess: Record<string, { times: number[]; stats: Awaited<ReturnType<typeof readStats>> }> = {};
+  /** How many calls fit the budget, from the warm-up's pace: at least WARM, at most N. */
+  const callsFor = (warmMs: number) => Math.max(WARM, Math.min(N, Math.floor(BUDGET_MS / Math.max(0.01, warmMs / WARM))));
   for (const tool of TOOLS) {
     const { who, args } = plan[tool];
+    const w0 = performance.now();
     for (let i = 0; i < WARM; i++) await run(who, tool, args(i));
+    const n = callsFor(performance.now() - w0);
     await resetStats();
     const times: number[] = [];
-    for (let i = 0; i < N; i++) {
+    for (let i = 0; i < n; i++) {
       const a = args(WARM + i);
       const t0 = performance.now();
       await run(who, tool, a);
       times.push(performance.now() - t0);
     }
-    inProcess[tool] = { times, stats: await readStats(N) };
+    inProcess[tool] = { times, stats: await readStats(n) };
   }
 
   // ------------------------------------------------------------------ over HTTP, alternating with in-process
@@ -185,14 +192,16 @@ async function main() {
   try {
     for (const tool of TOOLS) {
       const { who, args } = plan[tool];
+      const w0 = performance.now();
       for (let i = 0; i < WARM; i++) {
         await run(who, tool, args(i));
         const env = await mcpCall(server.url, who.key, tool, args(i));
         if (!env.ok) throw new Error(`${tool} over HTTP: ${JSON.stringify(env)}`);
       }
+      const n = callsFor(performance.now() - w0);
       const exec: number[] = [];
       const viaHttp: number[] = [];
-      for (let i = 0; i < N; i++) {
+      for (let i = 0; i < n; i++) {
         const a = args(2 * i);
         let t0 = performance.now();
         await run(who, tool, a);
@@ -210,7 +219,8 @@ async function main() {
       emit({
         bench: 'breakdown',
         tool,
-        calls: N,
+        calls: ip.times.length,
+        http_calls: viaHttp.length,
         planning_ms: r3(ip.stats.planning_ms),
         execution_ms: r3(ip.stats.execution_ms),
         node_executor_ms: db === null ? null : r3(mean(ip.times) - db),
