@@ -16,15 +16,20 @@
  * the start and end of the measured window. Every call's envelope is checked: refusals are counted
  * by tool and error code and reported, never measured as work.
  *
- * Env: BENCH_MIX_SECONDS (measured window per phase, default 5), BENCH_MIX_WARMUP (s, default 1),
+ * Env: BENCH_MIX_SECONDS (measured window per phase, default 6), BENCH_MIX_WARMUP (s, default one
+ * tenth of a second per agent, at least 1),
  * BENCH_MIX_LEVELS (default 8,32,64), BENCH_MIX_TASKS (workspace size, default 5000),
  * BENCH_RATE_LIMITS=off. Prints JSON lines.
  */
 import pg from 'pg';
 import { cpuSampler, emit, mcpCall, percentile, postmasterPid, scratchDatabase, seedWorkspace, startServer, unlimitedRates, addTasks, BARE_CLAIM_SQL, type CpuSample } from './lib';
 
-const SECONDS = Number(process.env.BENCH_MIX_SECONDS ?? 5);
-const WARMUP = Number(process.env.BENCH_MIX_WARMUP ?? 1);
+const SECONDS = Number(process.env.BENCH_MIX_SECONDS ?? 6);
+/**
+ * Warm-up before the window opens: every agent starts with whoami at once, so the window must wait
+ * until the loops have spread out — about one loop, which grows with the number of agents.
+ */
+const warmupFor = (agents: number) => Number(process.env.BENCH_MIX_WARMUP ?? Math.max(1, agents / 10));
 const LEVELS = (process.env.BENCH_MIX_LEVELS ?? '8,32,64').split(',').map(Number);
 const TASKS = Number(process.env.BENCH_MIX_TASKS ?? 5000);
 const HANDOFF_EVERY = 4;
@@ -33,13 +38,14 @@ const TOOL_ORDER = ['whoami', 'task_claim', 'comment_add', 'task_update', 'hando
 type Env = { ok: boolean; [k: string]: any };
 
 /**
- * One measured phase: agents run from the start; the window opens after WARMUP seconds and closes
+ * One measured phase: agents run from the start; the window opens after the warm-up and closes
  * SECONDS later, each edge with a CPU sample. Calls and loops count when they end inside the window.
  */
 class Phase {
   from = Infinity;
   to = Infinity;
   readonly end: number;
+  readonly warmup: number;
   readonly latencies = new Map<string, number[]>();
   readonly errors = new Map<string, number>();
   calls = 0;
@@ -47,18 +53,19 @@ class Phase {
   cpu: { a?: CpuSample; b?: CpuSample } = {};
   private timers: NodeJS.Timeout[] = [];
 
-  constructor(sample: () => CpuSample) {
+  constructor(sample: () => CpuSample, warmup: number) {
     const t0 = performance.now();
-    this.end = t0 + (WARMUP + SECONDS) * 1000;
+    this.warmup = warmup;
+    this.end = t0 + (warmup + SECONDS) * 1000;
     this.timers.push(
       setTimeout(() => {
         this.cpu.a = sample();
         this.from = this.cpu.a.at;
-      }, WARMUP * 1000),
+      }, warmup * 1000),
       setTimeout(() => {
         this.cpu.b = sample();
         this.to = this.cpu.b.at;
-      }, (WARMUP + SECONDS) * 1000),
+      }, (warmup + SECONDS) * 1000),
     );
   }
 
@@ -156,7 +163,7 @@ async function main() {
     cores: (await import('node:os')).cpus().length,
     load_average_1m: (await import('node:os')).loadavg()[0],
     seconds_per_phase: SECONDS,
-    warmup_seconds: WARMUP,
+    warmup_seconds: process.env.BENCH_MIX_WARMUP ? Number(process.env.BENCH_MIX_WARMUP) : 'max(1, agents / 10)',
     workspace_tasks: TASKS,
     agents_in_workspace: maxAgents,
     rate_limits: process.env.BENCH_RATE_LIMITS === 'off' ? 'off' : 'buckets too large to empty',
@@ -172,7 +179,7 @@ async function main() {
       await settle();
 
       // ------------------------------------------------------------------ mixed
-      const mix = new Phase(cpu.sample);
+      const mix = new Phase(cpu.sample, warmupFor(n));
       let handoffsSent = 0;
       let handoffsAnswered = 0;
       let responsesRead = 0;
@@ -225,6 +232,7 @@ async function main() {
       for (const t of mix.perTool()) emit({ bench: 'mixed_tool', agents: n, ...t });
       const mixSummary = {
         agents: n,
+        warmup_seconds: mix.warmup,
         seconds: Math.round(mix.seconds() * 100) / 100,
         loops: mix.loops,
         loops_per_s: Math.round((mix.loops / mix.seconds()) * 10) / 10,
@@ -242,7 +250,7 @@ async function main() {
       const pool = Math.max(5000, n * 1500);
       const cws = await seedWorkspace(db, { name: 'mix-claim', tasks: pool, agents: n, keys: true });
       await settle();
-      const cn = new Phase(cpu.sample);
+      const cn = new Phase(cpu.sample, warmupFor(n));
       await Promise.all(
         cws.agents.map(async (me) => {
           while (cn.running()) {
@@ -270,7 +278,7 @@ async function main() {
       await settle();
       const sws = await seedWorkspace(db, { name: 'mix-sql', tasks: pool, agents: n, keys: false });
       await settle();
-      const sq = new Phase(cpu.sample);
+      const sq = new Phase(cpu.sample, warmupFor(n));
       await Promise.all(
         sws.agents.map(async (me) => {
           while (sq.running()) {
