@@ -22,7 +22,7 @@
  */
 import pg from 'pg';
 import { execute } from '../lib/core/execute';
-import { BARE_CLAIM_SQL, emit, mcpCall, percentile, scratchDatabase, seedWorkspace, startServer, unlimitedRates, type BenchAgent } from './lib';
+import { BARE_CLAIM_SQL, clockTicks, emit, postmasterPid, processTree, ticksOf, treeTicks, mcpCall, percentile, scratchDatabase, seedWorkspace, startServer, unlimitedRates, type BenchAgent } from './lib';
 
 const N = Number(process.env.BENCH_BREAKDOWN_CALLS ?? 200);
 // a slow tool (project_brief takes ~150 ms today) gets fewer calls, so the run stays short
@@ -61,6 +61,15 @@ async function main() {
     pgss = (err as Error).message;
   }
   const version = (await stats.query('show server_version')).rows[0].server_version;
+  // CPU per call from the processes' own accounting: less at the mercy of other work on the
+  // machine than wall time, which waits for the cores whenever they are busy elsewhere
+  const pgPid = await postmasterPid(stats);
+  const tickMs = 1000 / clockTicks();
+  const ownCpuMs = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const pgCpuMs = () => (pgPid ? treeTicks(pgPid) * tickMs : NaN);
   emit({
     bench: 'env',
     bench_file: 'breakdown',
@@ -169,7 +178,7 @@ async function main() {
 
   // ------------------------------------------------------------------ in-process, with pg_stat_statements
   // nothing else runs on the database meanwhile (no server yet), so every statement it sees is the tool's
-  const inProcess: Record<string, { times: number[]; stats: Awaited<ReturnType<typeof readStats>> }> = {};
+  const inProcess: Record<string, { times: number[]; stats: Awaited<ReturnType<typeof readStats>>; cpuPg: number; cpuNode: number }> = {};
   /** How many calls fit the budget, from the warm-up's pace: at least 50, at most N. */
   const callsFor = (warmMs: number) => Math.min(N, Math.max(50, Math.floor(BUDGET_MS / Math.max(0.01, warmMs / WARM))));
   for (const tool of TOOLS) {
@@ -179,17 +188,22 @@ async function main() {
     const n = callsFor(performance.now() - w0);
     await resetStats();
     const times: number[] = [];
+    const pg0 = pgCpuMs();
+    const node0 = ownCpuMs();
     for (let i = 0; i < n; i++) {
       const a = args(WARM + i);
       const t0 = performance.now();
       await run(who, tool, a);
       times.push(performance.now() - t0);
     }
-    inProcess[tool] = { times, stats: await readStats(n) };
+    const cpuNode = (ownCpuMs() - node0) / n;
+    const cpuPg = (pgCpuMs() - pg0) / n;
+    inProcess[tool] = { times, stats: await readStats(n), cpuPg, cpuNode };
   }
 
   // ------------------------------------------------------------------ over HTTP, alternating with in-process
   const server = await startServer({ DATABASE_URL: scratch.url, ...unlimitedRates() });
+  const serverPids = processTree(server.pid);
   try {
     for (const tool of TOOLS) {
       const { who, args } = plan[tool];
@@ -202,15 +216,18 @@ async function main() {
       const n = callsFor(performance.now() - w0);
       const exec: number[] = [];
       const viaHttp: number[] = [];
+      let serverCpuMs = 0;
       for (let i = 0; i < n; i++) {
         const a = args(2 * i);
         let t0 = performance.now();
         await run(who, tool, a);
         exec.push(performance.now() - t0);
         const b = args(2 * i + 1);
+        const s0 = ticksOf(serverPids);
         t0 = performance.now();
         const env = await mcpCall(server.url, who.key, tool, b);
         viaHttp.push(performance.now() - t0);
+        serverCpuMs += (ticksOf(serverPids) - s0) * tickMs;
         if (!env.ok) throw new Error(`${tool} over HTTP: ${JSON.stringify(env)}`);
       }
       // each HTTP call less the in-process call just before it: neighbours share the machine's
@@ -230,6 +247,9 @@ async function main() {
         node_executor_ms: db === null ? null : r3(mean(ip.times) - db),
         mcp_http_ms: percentile(added, 50),
         statements_per_call: ip.stats.statements_per_call,
+        cpu_ms_per_call_postgres: r3(ip.cpuPg),
+        cpu_ms_per_call_node_in_process: r3(ip.cpuNode),
+        cpu_ms_per_call_server_http: r3(serverCpuMs / n),
         executor_mean_ms: r3(mean(ip.times)),
         executor_p50_ms: execP50,
         executor_alongside_http_mean_ms: r3(mean(exec)),

@@ -251,6 +251,34 @@ export function treeTicks(rootPid: number): number {
   return total;
 }
 
+/** A process and its descendants now, for sampling them often without walking /proc each time. */
+export function processTree(rootPid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    const s = readStat(d);
+    if (!s) continue;
+    const list = children.get(s.ppid) ?? [];
+    list.push(s.pid);
+    children.set(s.ppid, list);
+  }
+  const out: number[] = [];
+  const stack = [rootPid];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    out.push(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}
+
+/** CPU ticks of the given processes (those that have exited count as 0). */
+export function ticksOf(pids: number[]): number {
+  let total = 0;
+  for (const pid of pids) total += readStat(pid)?.ticks ?? 0;
+  return total;
+}
+
 /** Busy and total ticks of the whole machine (/proc/stat), to show how loaded it was. */
 export function machineTicks(): { busy: number; total: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];

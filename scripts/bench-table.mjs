@@ -63,6 +63,20 @@ export function breakdownTable(lines) {
       `| \`${r.tool}\` | ${ms(r.planning_ms)} | ${ms(r.execution_ms)} | ${ms(r.node_executor_ms)} | ${ms(r.mcp_http_ms)} | ${ms(sum(r))} | ${r.statements_per_call ?? '—'} | ${times(r.executor_ratio_to_bare)} | ${times(r.http_ratio_to_bare)} |`,
     );
   }
+  if (tools.some((r) => r.cpu_ms_per_call_postgres !== undefined)) {
+    out.push('');
+    out.push(
+      "CPU per call in the same series, from the processes' own accounting (`/proc/<pid>/stat`; it counts work, not " +
+        'waiting for a core another process holds), ms: the Postgres cluster, the bench process running the executor ' +
+        'in-process, and the `bullpen start` process serving the HTTP call.',
+    );
+    out.push('');
+    out.push('| tool | Postgres | Node, executor in-process | Node, `bullpen start` per HTTP call |');
+    out.push('| --- | ---: | ---: | ---: |');
+    for (const r of tools) {
+      out.push(`| \`${r.tool}\` | ${ms(r.cpu_ms_per_call_postgres)} | ${ms(r.cpu_ms_per_call_node_in_process)} | ${ms(r.cpu_ms_per_call_server_http)} |`);
+    }
+  }
   return out.join('\n') + '\n';
 }
 
