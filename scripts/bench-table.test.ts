@@ -6,7 +6,7 @@ const breakdown = [
   { at: '2026-11-25T16:00:00.000Z', bench: 'env', bench_file: 'breakdown', postgres: '15.18 (Debian)', cores: 2, load_average_1m: 3.2, calls_per_tool: 200, workspace_tasks: 5000, actors: 50, pg_stat_statements: 'track = all, track_planning = on' },
   { bench: 'breakdown', tool: 'bare_claim_sql', planning_ms: 0.2, execution_ms: 0.5, statements_per_call: 18, mean_ms: 1.1, p50_ms: 1 },
   { bench: 'breakdown', tool: 'round_trip_select_1', mean_ms: 0.15, p50_ms: 0.14 },
-  { bench: 'breakdown', tool: 'task_claim', planning_ms: 2.5, execution_ms: 1.8, node_executor_ms: 2.2, mcp_http_ms: 7.6, http_mean_ms: 14.1, statements_per_call: 22, executor_ratio_to_bare: 4.75, http_ratio_to_bare: 12.3 },
+  { bench: 'breakdown', tool: 'task_claim', planning_ms: 2.5, execution_ms: 1.8, node_executor_ms: 2.2, mcp_http_ms: 7.6, http_mean_ms: 14.1, statements_per_call: 22, executor_ratio_to_bare: 4.75, http_ratio_to_bare: 12.3, cpu_ms_per_call_postgres: 2.7, cpu_ms_per_call_node_in_process: 0.3, cpu_ms_per_call_server_http: 5.6 },
 ];
 
 const mixed = [
@@ -24,6 +24,7 @@ describe('bench-table', () => {
     expect(md).toContain('| `task_claim` | 2.50 | 1.80 | 2.20 | 7.60 | 14.10 | 22 | 4.8× | 12× |');
     expect(md).toContain('p50 1.00 ms (planning 0.20, execution 0.50');
     expect(md).not.toContain('| `bare_claim_sql`');
+    expect(md).toContain('| `task_claim` | 2.70 | 0.30 | 5.60 |');
   });
 
   it('says so when pg_stat_statements was not available', () => {
