@@ -26,7 +26,7 @@ import { BARE_CLAIM_SQL, clockTicks, emit, postmasterPid, processTree, ticksOf, 
 
 const N = Number(process.env.BENCH_BREAKDOWN_CALLS ?? 200);
 // a slow tool (project_brief takes ~150 ms today) gets fewer calls, so the run stays short
-const BUDGET_MS = Number(process.env.BENCH_BREAKDOWN_SECONDS ?? 4) * 1000;
+const BUDGET_MS = Number(process.env.BENCH_BREAKDOWN_SECONDS ?? 3) * 1000;
 const WARM = 20;
 const TASKS = 5000;
 const ACTORS = 50;

@@ -92,7 +92,7 @@ export function mixedTables(lines) {
   const out = [];
   out.push(
     `Over HTTP against \`bullpen start\`, Postgres ${String(env?.postgres ?? '').split(' ')[0]}, one workspace of ${int(env?.workspace_tasks)} tasks; ` +
-      `${env?.seconds_per_phase} s measured per phase after a warm-up of ${env?.warmup_seconds} s; measured ${day(env)} ` +
+      `${env?.seconds_per_phase} s measured per phase after a warm-up (${env?.warmup_seconds}, in s); measured ${day(env)} ` +
       `(load average ${ms(env?.load_average_1m, 1)} on ${env?.cores} cores when it started). Every loop claims one task, so loops/s is ` +
       `the mix's claim rate, printed against the bare \`FOR UPDATE SKIP LOCKED\` claim at the same concurrency in the same run.`,
   );
