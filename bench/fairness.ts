@@ -13,14 +13,8 @@
  */
 import http from 'node:http';
 import { loadavg } from 'node:os';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { migrate } from '../lib/db/migrate';
-import { openPg } from '../lib/db/pg';
 import type { Db } from '../lib/db/types';
-import { ensureActor, ensureWorkspace, mintKey } from '../lib/server/workspace';
-import { emit, percentile, startServer } from './lib';
-import { startLocalPostgres } from '../scripts/pg-local.mjs';
+import { emit, percentile, scratchDatabase, seedWorkspace, startServer } from './lib';
 
 const SECONDS = Number(process.env.BENCH_FAIR_SECONDS ?? 5); // per phase per round
 const ROUNDS = Number(process.env.BENCH_FAIR_ROUNDS ?? 6);
@@ -29,24 +23,10 @@ const RATE = Number(process.env.BENCH_FAIR_RATE ?? 5); // calls per second per c
 const FACTOR = 10;
 const NOISY_KEYS = 10;
 
+/** A workspace with 300 todo tasks in project FAIR and `agents` agents; their keys. */
 async function seed(db: Db, name: string, agents: number) {
-  const ws = await ensureWorkspace(db, `${name}-${randomBytes(3).toString('hex')}`);
-  const owner = await ensureActor(db, ws.id, { kind: 'human', external_ref: 'human:bench', display_name: 'Bench owner', is_owner: true });
-  const [project] = await db.query<{ id: string }>(
-    `insert into projects (tenant_id, key, title, owner_actor_id, task_seq) values ($1, 'FAIR', 'Fairness', $2, 300) returning id`,
-    [ws.id, owner.id],
-  );
-  await db.query(
-    `insert into tasks (tenant_id, project_id, seq, title, priority, created_by_actor_id, labels)
-     select $1, $2, g, 'fair task ' || g, g % 5, $3, array['bench'] from generate_series(1, 300) g`,
-    [ws.id, project.id, owner.id],
-  );
-  const keys: string[] = [];
-  for (let i = 0; i < agents; i++) {
-    const a = await ensureActor(db, ws.id, { kind: 'agent', external_ref: `agent:${name}-${i}`, display_name: `${name}-${i}` });
-    keys.push((await mintKey(db, ws.id, a.id)).api_key);
-  }
-  return keys;
+  const ws = await seedWorkspace(db, { name, tasks: 300, project: 'FAIR', agents, keys: true });
+  return ws.agents.map((a) => a.key);
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
@@ -169,33 +149,20 @@ async function runServer(label: string, dbUrl: string, env: Record<string, strin
 }
 
 async function main() {
-  let pgLocal: { url: string; stop: () => void } | null = null;
-  let adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) {
-    pgLocal = await startLocalPostgres();
-    if (!pgLocal) throw new Error('bench needs Postgres: set DATABASE_URL or install postgresql');
-    adminUrl = pgLocal.url;
-  }
-  const name = `bp_fair_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const db = await openPg(url.toString(), { max: 4 });
+  const scratch = await scratchDatabase({ prefix: 'bp_fair', pool: { max: 4 } });
+  const { db, url } = scratch;
   try {
-    await migrate(db);
     const quietKeys = await seed(db, 'quiet', 2);
     const noisyKeys = await seed(db, 'noisy', NOISY_KEYS);
     await db.query('analyze');
-    const shipped = await runServer('limits on (defaults)', url.toString(), {}, quietKeys, noisyKeys);
+    const shipped = await runServer('limits on (defaults)', url, {}, quietKeys, noisyKeys);
     if (process.env.BENCH_FAIR_CONTROL === '0') {
       emit({ bench: 'fairness', summary: true, quiet_p99_ratio_with_limits: shipped.ratio, target_ratio: 2, met: shipped.ratio <= 2 });
       return;
     }
     const control = await runServer(
       'limits off',
-      url.toString(),
+      url,
       { BULLPEN_RATE_KEY_PER_SECOND: '0', BULLPEN_RATE_WORKSPACE_PER_SECOND: '0', BULLPEN_WORKSPACE_CONCURRENCY: '1000' },
       quietKeys,
       noisyKeys,
@@ -210,10 +177,7 @@ async function main() {
       met: shipped.ratio <= 2,
     });
   } finally {
-    await db.close();
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
-    pgLocal?.stop();
+    await scratch.close();
   }
 }
 

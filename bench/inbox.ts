@@ -11,35 +11,19 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import pg from 'pg';
 import { execute } from '../lib/core/execute';
 import { waitRoom } from '../lib/core/wait';
-import { migrate } from '../lib/db/migrate';
-import { openPg } from '../lib/db/pg';
-import type { Claims, Db } from '../lib/db/types';
-import { ensureActor, ensureWorkspace, mintKey } from '../lib/server/workspace';
+import type { Db } from '../lib/db/types';
 import { spawnServer } from '../scripts/server-process.mjs';
-import { emit, mcpCall, percentile } from './lib';
-import { startLocalPostgres } from '../scripts/pg-local.mjs';
+import { addAgents, emit, mcpCall, percentile, scratchDatabase, seedWorkspace, type BenchAgent } from './lib';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const WAITERS = Number(process.env.BENCH_WAITERS ?? 200);
 const WAKES = Number(process.env.BENCH_WAKES ?? 200);
 
-type Agent = { id: string; key: string; claims: Claims };
-
-async function agents(db: Db, tenantId: string, prefix: string, n: number): Promise<Agent[]> {
-  const out: Agent[] = [];
-  for (let i = 0; i < n; i++) {
-    const a = await ensureActor(db, tenantId, { kind: 'agent', external_ref: `agent:${prefix}-${i}`, display_name: `${prefix}-${i}` });
-    const key = (await mintKey(db, tenantId, a.id)).api_key;
-    out.push({ id: a.id, key, claims: { sub: a.id, role: 'authenticated', tenant_id: tenantId, actor_id: a.id, run_id: `${prefix}-${i}` } });
-  }
-  return out;
-}
+const agents = (db: Db, tenantId: string, prefix: string, n: number): Promise<BenchAgent[]> => addAgents(db, tenantId, prefix, n, { keys: true });
 
 async function ok(p: Promise<{ ok: boolean; [k: string]: any }>): Promise<Record<string, any>> {
   const env = await p;
@@ -55,33 +39,21 @@ function rssMb(pid: number): number {
 }
 
 async function main() {
-  let pgLocal: { url: string; stop: () => void } | null = null;
-  let adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) {
-    pgLocal = await startLocalPostgres();
-    if (!pgLocal) throw new Error('bench needs Postgres: set DATABASE_URL or install postgresql');
-    adminUrl = pgLocal.url;
-  }
-  const dbName = `bp_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${dbName}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${dbName}`;
-  const db = await openPg(url.toString());
-  await migrate(db);
-  const server = await spawnServer({ label: 'bench-inbox', env: { DATABASE_URL: url.toString() } });
+  const scratch = await scratchDatabase({ prefix: 'bp_bench' });
+  const { db, admin, url } = scratch;
+  const dbName = scratch.name;
+  const server = await spawnServer({ label: 'bench-inbox', env: { DATABASE_URL: url } });
   const serverPid = JSON.parse(readFileSync(path.join(server.dir, 'server.json'), 'utf8')).pid as number;
   const connections = async () =>
     Number((await admin.query(`select count(*)::int n from pg_stat_activity where datname = $1`, [dbName])).rows[0].n);
   emit({ bench: 'env', bench_file: 'inbox', node: process.version, cores: (await import('node:os')).cpus().length, seconds_per_run: SECONDS, feed_poll_ms: Number(process.env.BULLPEN_FEED_POLL_MS ?? 50) });
 
   try {
-    const ws = await ensureWorkspace(db, `inbox-${randomBytes(3).toString('hex')}`);
-    const [sender] = await agents(db, ws.id, 'sender', 1);
+    const ws = await seedWorkspace(db, { name: 'inbox' });
+    const [sender] = await agents(db, ws.tenantId, 'sender', 1);
 
     // ---- inbox poll latency -------------------------------------------------------------------
-    const pollers = await agents(db, ws.id, 'poller', 16);
+    const pollers = await agents(db, ws.tenantId, 'poller', 16);
     for (const p of pollers) {
       for (let i = 0; i < 5; i++) await ok(execute({ db, claims: sender.claims }, 'handoff_create', { to_actor_ids: [p.id], title: `waiting ${i}` }));
     }
@@ -110,7 +82,7 @@ async function main() {
     }
 
     // ---- 200 waiting agents: what they hold, and how fast one wakes --------------------------------
-    const waiters = await agents(db, ws.id, 'waiter', WAITERS);
+    const waiters = await agents(db, ws.tenantId, 'waiter', WAITERS);
     const idleConnections = await connections();
     const idleRss = rssMb(serverPid);
     const returned = new Map<string, (t: number, env: Record<string, any>) => void>();
@@ -201,7 +173,7 @@ async function main() {
     // in-process: the heap a waiting call costs (no connection, a few objects)
     v8.setFlagsFromString('--expose-gc');
     const gc = vm.runInNewContext('gc') as () => void;
-    const local = await agents(db, ws.id, 'local', WAITERS);
+    const local = await agents(db, ws.tenantId, 'local', WAITERS);
     const room = await waitRoom(db);
     const connectionsBefore = await connections();
     gc();
@@ -216,7 +188,7 @@ async function main() {
     await Promise.all(pending);
 
     // ---- handoff_claim race ----------------------------------------------------------------------
-    const racers = await agents(db, ws.id, 'racer', 16);
+    const racers = await agents(db, ws.tenantId, 'racer', 16);
     const ids: string[] = [];
     for (let i = 0; i < 400; i++) {
       ids.push((await ok(execute({ db, claims: sender.claims }, 'handoff_create', { to_actor_ids: racers.map((r) => r.id), title: `race ${i}` }))).handoff_id);
@@ -255,10 +227,7 @@ async function main() {
     });
   } finally {
     await server.stop();
-    await db.close();
-    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
-    await admin.end();
-    pgLocal?.stop();
+    await scratch.close();
   }
 }
 

@@ -6,32 +6,19 @@
  *   (plus its idle sweep, when nothing is silent).
  * Prints JSON lines (bench/_common.mjs format).
  */
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { execute } from '../lib/core/execute';
 import { reapRuns } from '../lib/jobs/reaper';
-import { migrate } from '../lib/db/migrate';
-import { openPg } from '../lib/db/pg';
-import type { Claims, Db } from '../lib/db/types';
-import { ensureActor, ensureWorkspace, mintKey } from '../lib/server/workspace';
-import { emit, mcpCall, percentile, startServer } from './lib';
-import { startLocalPostgres } from '../scripts/pg-local.mjs';
+import type { Db } from '../lib/db/types';
+import { emit, mcpCall, percentile, scratchDatabase, seedWorkspace, startServer } from './lib';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 32);
 const SILENT_RUNS = Number(process.env.BENCH_SILENT_RUNS ?? 10_000);
 
-type Agent = { id: string; key: string; claims: Claims };
-
+/** A workspace with n agents, each under its own run (`NAME-run-i`). */
 async function seed(db: Db, name: string, n: number, withKeys: boolean) {
-  const ws = await ensureWorkspace(db, `${name}-${randomBytes(3).toString('hex')}`);
-  const agents: Agent[] = [];
-  for (let i = 0; i < n; i++) {
-    const a = await ensureActor(db, ws.id, { kind: 'agent', external_ref: `agent:${name}-${i}`, display_name: `${name}-${i}` });
-    const key = withKeys ? (await mintKey(db, ws.id, a.id)).api_key : '';
-    agents.push({ id: a.id, key, claims: { sub: a.id, role: 'authenticated', tenant_id: ws.id, actor_id: a.id, run_id: `${name}-run-${i}` } });
-  }
-  return { tenantId: ws.id, agents };
+  return seedWorkspace(db, { name, agents: n, keys: withKeys, runId: (i) => `${name}-run-${i}` });
 }
 
 /** n loops calling `work` for SECONDS; returns calls/s and latency percentiles. */
@@ -72,23 +59,10 @@ function ok(env: { ok: boolean; error?: { message: string } }) {
 }
 
 async function main() {
-  let local: { url: string; stop: () => void } | null = null;
-  let adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) {
-    local = await startLocalPostgres();
-    if (!local) throw new Error('bench needs Postgres: set DATABASE_URL or install postgresql');
-    adminUrl = local.url;
-  }
-  const dbName = `bp_bench_prov_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${dbName}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${dbName}`;
-  const db = await openPg(url.toString());
-  await migrate(db);
-  const server = await startServer({ DATABASE_URL: url.toString(), BULLPEN_JOBS: 'off' });
-  const bare = new pg.Pool({ connectionString: url.toString(), max: 40 });
+  const scratch = await scratchDatabase({ prefix: 'bp_bench_prov' });
+  const { db, url } = scratch;
+  const server = await startServer({ DATABASE_URL: url, BULLPEN_JOBS: 'off' });
+  const bare = new pg.Pool({ connectionString: url, max: 40 });
   const settle = () => bare.query('vacuum (analyze) runs, activity, tasks');
   emit({ bench: 'env', postgres: (await bare.query('show server_version')).rows[0].server_version, node: process.version, cores: (await import('node:os')).cpus().length, seconds_per_run: SECONDS });
 
@@ -173,12 +147,7 @@ async function main() {
   } finally {
     await server.stop();
     await bare.end();
-    await db.close();
-    // let sockets that are still closing finish before the drop ends whatever is left
-    await new Promise((r) => setTimeout(r, 300));
-    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
-    await admin.end();
-    local?.stop();
+    await scratch.close();
   }
 }
 
