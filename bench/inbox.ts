@@ -17,7 +17,7 @@ import { execute } from '../lib/core/execute';
 import { waitRoom } from '../lib/core/wait';
 import type { Db } from '../lib/db/types';
 import { spawnServer } from '../scripts/server-process.mjs';
-import { addAgents, emit, mcpCall, percentile, scratchDatabase, seedWorkspace, type BenchAgent } from './lib';
+import { addAgents, emit, mcpCall, percentile, scratchDatabase, seedWorkspace, type BenchAgent, unlimitedRates } from './lib';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const WAITERS = Number(process.env.BENCH_WAITERS ?? 200);
@@ -42,7 +42,7 @@ async function main() {
   const scratch = await scratchDatabase({ prefix: 'bp_bench' });
   const { db, admin, url } = scratch;
   const dbName = scratch.name;
-  const server = await spawnServer({ label: 'bench-inbox', env: { DATABASE_URL: url } });
+  const server = await spawnServer({ label: 'bench-inbox', env: { DATABASE_URL: url, ...unlimitedRates() } });
   const serverPid = JSON.parse(readFileSync(path.join(server.dir, 'server.json'), 'utf8')).pid as number;
   const connections = async () =>
     Number((await admin.query(`select count(*)::int n from pg_stat_activity where datname = $1`, [dbName])).rows[0].n);
