@@ -787,6 +787,8 @@ declare
   v_where text[];
   v_rows jsonb;
   v_keys jsonb;
+  v_ids uuid[];
+  v_tenant uuid := bullpen.tenant_id();
 begin
   perform bullpen.require_actor();
   if p ->> 'project_id' is not null then
@@ -847,26 +849,24 @@ begin
   if v_cursor is not null then
     v_where := array_append(v_where, v_cmp);
   end if;
+  -- The dynamic statement (planned on every call) finds the page's ids only; its rows' JSON is built
+  -- by the static statement below, whose plan the session keeps.
   v_sql := format($q$
-    select coalesce(jsonb_agg(bullpen.task_row_json(b.t, b.project_key, ob.n) order by %s), '[]')
+    select coalesce(array_agg(b.id order by b.rn), '{}')
       from (
-        select t, pr.key as project_key
+        select t.id, row_number() over (order by %s) as rn
           from public.tasks t
           join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
          where %s
          order by %s
          limit %s
       ) b
-      cross join lateral (
-        select count(*)::int as n from public.task_dependencies d
-          join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-         where d.tenant_id = (b.t).tenant_id and d.task_id = (b.t).id and dt.status <> 'done') ob
-  $q$, replace(v_sort, 't.', '(b.t).'), array_to_string(v_where, ' and '), v_sort, v_limit + 1);
+  $q$, v_sort, array_to_string(v_where, ' and '), v_sort, v_limit + 1);
   if v_cursor is null then
-    execute v_sql into v_rows using p, v_cursor, v_order, v_project, bullpen.tenant_id();
+    execute v_sql into v_ids using p, v_cursor, v_order, v_project, v_tenant;
   else
     begin
-      execute v_sql into v_rows using p, v_cursor, v_order, v_project, bullpen.tenant_id();
+      execute v_sql into v_ids using p, v_cursor, v_order, v_project, v_tenant;
     exception when data_exception then
       -- the other inputs are validated before they get here: sort keys that do not cast came from
       -- a cursor this listing did not write (or wrote for another order_by)
@@ -874,6 +874,15 @@ begin
         'pass next_cursor back verbatim with the same order_by, or omit cursor for the first page');
     end;
   end if;
+  select coalesce(jsonb_agg(bullpen.task_row_json(t, pr.key, ob.n) order by u.ord), '[]')
+    into v_rows
+    from unnest(v_ids) with ordinality u(id, ord)
+    join public.tasks t on t.tenant_id = v_tenant and t.id = u.id
+    join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
+    cross join lateral (
+      select count(*)::int as n from public.task_dependencies d
+        join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+       where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done') ob;
   if jsonb_array_length(v_rows) > v_limit then
     v_rows := v_rows - v_limit;
     -- the cursor is the sort key of the last row kept, which the query above cannot know; read it back
