@@ -1031,10 +1031,13 @@ end
 $$;
 alter function public.project_query(jsonb) owner to bullpen_writer;
 
+-- Generic plans: the page sizes (max_tasks, max_activity) are parameters, and with them unknown the
+-- planner priced a generic plan above a custom one and so planned the whole brief on every call.
 create or replace function public.project_brief(p jsonb) returns jsonb
 language plpgsql stable
 security definer
 set search_path = ''
+set plan_cache_mode = force_generic_plan
 as $$
 declare
   v_project public.projects;
@@ -1071,10 +1074,13 @@ end
 $$;
 alter function public.project_brief(jsonb) owner to bullpen_writer;
 
+-- Generic plans: every statement here is keyed by the caller's tenant and actor, where one plan
+-- serves every value; custom plans replanned the delta and the pool count on every call.
 create or replace function public.whoami(p jsonb) returns jsonb
 language plpgsql
 security definer
 set search_path = ''
+set plan_cache_mode = force_generic_plan
 as $$
 declare
   v_me uuid := bullpen.require_actor();
