@@ -855,13 +855,15 @@ begin
     select coalesce(array_agg(b.id order by b.rn), '{}')
       from (
         select t.id, row_number() over (order by %s) as rn
-          from public.tasks t
-          join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
+          from public.tasks t%s
          where %s
          order by %s
          limit %s
       ) b
-  $q$, v_sort, array_to_string(v_where, ' and '), v_sort, v_limit + 1);
+  $q$, v_sort,
+    -- only the text search reads the project (its key is part of a ref); every task has one
+    case when p ->> 'q' is not null then ' join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id' else '' end,
+    array_to_string(v_where, ' and '), v_sort, v_limit + 1);
   if v_cursor is null then
     execute v_sql into v_ids using p, v_cursor, v_order, v_project, v_tenant;
   else
