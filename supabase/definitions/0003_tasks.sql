@@ -1035,6 +1035,8 @@ alter function public.project_query(jsonb) owner to bullpen_writer;
 
 -- Generic plans: the page sizes (max_tasks, max_activity) are parameters, and with them unknown the
 -- planner priced a generic plan above a custom one and so planned the whole brief on every call.
+-- Every ordered read here has an index in its order (tasks_project_open_idx, activity_project_idx),
+-- so the generic plan does not depend on the page size.
 create or replace function public.project_brief(p jsonb) returns jsonb
 language plpgsql stable
 security definer
@@ -1076,13 +1078,13 @@ end
 $$;
 alter function public.project_brief(jsonb) owner to bullpen_writer;
 
--- Generic plans: every statement here is keyed by the caller's tenant and actor, where one plan
--- serves every value; custom plans replanned the delta and the pool count on every call.
+-- The default plan cache: statements keyed by tenant and actor settle on generic plans; the delta
+-- (since last seen) keeps a custom plan, as the time bound decides whether activity_tenant_at_idx pays.
+-- force_custom_plan here replanned every statement, nested helpers included, on every call.
 create or replace function public.whoami(p jsonb) returns jsonb
 language plpgsql
 security definer
 set search_path = ''
-set plan_cache_mode = force_generic_plan
 as $$
 declare
   v_me uuid := bullpen.require_actor();
