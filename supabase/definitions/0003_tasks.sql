@@ -852,15 +852,8 @@ begin
   -- The dynamic statement (planned on every call) finds the page's ids only; its rows' JSON is built
   -- by the static statement below, whose plan the session keeps.
   v_sql := format($q$
-    select coalesce(array_agg(b.id order by b.rn), '{}')
-      from (
-        select t.id, row_number() over (order by %s) as rn
-          from public.tasks t%s
-         where %s
-         order by %s
-         limit %s
-      ) b
-  $q$, v_sort,
+    select array(select t.id from public.tasks t%s where %s order by %s limit %s)
+  $q$,
     -- only the text search reads the project (its key is part of a ref); every task has one
     case when p ->> 'q' is not null then ' join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id' else '' end,
     array_to_string(v_where, ' and '), v_sort, v_limit + 1);
