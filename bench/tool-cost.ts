@@ -3,9 +3,12 @@
  * the bare FOR UPDATE SKIP LOCKED claim statement (the baseline), each hot tool's RPC alone (one
  * round trip under the caller's claims), the same tool through the in-process executor, and over
  * HTTP (MCP tools/call against `bullpen start`). Every figure is reported as a ratio to the baseline
- * measured in the same run. Prints JSON lines.
+ * measured in the same run, interleaved with the tool's own calls. Prints JSON lines.
+ * BENCH_TOOLS=a,b limits the tools; BENCH_MODES=rpc,executor skips HTTP.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import { execute } from '../lib/core/execute';
 import { migrate } from '../lib/db/migrate';
@@ -19,12 +22,35 @@ const N = Number(process.env.BENCH_CALLS ?? 300);
 const TASKS = Number(process.env.BENCH_TASKS ?? 5000);
 const ACTORS = 50;
 const MODES = new Set((process.env.BENCH_MODES ?? 'rpc,executor,http').split(','));
+const TOOLS = process.env.BENCH_TOOLS ? new Set(process.env.BENCH_TOOLS.split(',')) : null;
+/**
+ * BENCH_PROFILE=DIR: the bench starts its own cluster with pg_stat_statements, auto_explain and
+ * track_functions loaded, and writes per tool (RPC mode) the statements and functions that took the
+ * time, plus one auto_explain'd call with nested statements, into DIR. Slower; not for the figures.
+ */
+const PROFILE = process.env.BENCH_PROFILE || '';
 
 async function main() {
-  let pgLocal: { url: string; stop: () => void } | null = null;
-  let adminUrl = process.env.DATABASE_URL;
+  let pgLocal: { url: string; stop: () => void; log?: string } | null = null;
+  let adminUrl = PROFILE ? undefined : process.env.DATABASE_URL;
   if (!adminUrl) {
-    pgLocal = await startLocalPostgres();
+    pgLocal = await startLocalPostgres(
+      PROFILE
+        ? {
+            settings: {
+              shared_preload_libraries: 'pg_stat_statements,auto_explain',
+              'pg_stat_statements.track': 'all',
+              'pg_stat_statements.track_planning': 'on',
+              track_functions: 'all',
+              'auto_explain.log_min_duration': '-1',
+              'auto_explain.log_nested_statements': 'on',
+              'auto_explain.log_analyze': 'on',
+              'auto_explain.log_buffers': 'off',
+              'auto_explain.log_format': 'text',
+            },
+          }
+        : {},
+    );
     if (!pgLocal) throw new Error('bench needs Postgres: set DATABASE_URL or install postgresql');
     adminUrl = pgLocal.url;
   }
@@ -32,6 +58,7 @@ async function main() {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`create database ${dbName}`);
+  if (PROFILE) mkdirSync(PROFILE, { recursive: true });
   const url = new URL(adminUrl);
   url.pathname = `/${dbName}`;
   const db = await openPg(url.toString());
@@ -54,10 +81,28 @@ async function main() {
   }
   // some history, as a live workspace has: each agent claims a few tasks
   for (const a of agents.slice(0, 20)) for (let k = 0; k < 3; k++) await execute({ db, claims: a.claims }, 'task_claim', {});
+  // a realistic inbox for the measured agent: three open handoffs waiting for it
+  const me = agents[ACTORS - 1];
+  const sender = agents[0];
+  for (let k = 0; k < 3; k++) {
+    const env = await execute({ db, claims: sender.claims }, 'handoff_create', { to_actor_ids: [me.id], title: `cost question ${k}`, kind: 'question' });
+    if (!env.ok) throw new Error(`handoff_create: ${env.error.message}`);
+  }
+  // handoff_claim needs a fresh open handoff per call: made for another agent, so whoami and inbox above are unchanged
+  const claimer = agents[ACTORS - 2];
+  const handoffs: string[] = [];
+  if (!TOOLS || TOOLS.has('handoff_claim')) {
+    const total = (N + 20) * (Number(MODES.has('rpc')) + Number(MODES.has('executor')) + Number(PROFILE ? 2 : 0));
+    for (let k = 0; k < total; k++) {
+      const env = await execute({ db, claims: sender.claims }, 'handoff_create', { to_actor_ids: [claimer.id], title: `cost handoff ${k}`, kind: 'handoff' });
+      if (!env.ok) throw new Error(`handoff_create: ${env.error.message}`);
+      handoffs.push(String(env.handoff_id));
+    }
+  }
   await db.query('vacuum analyze');
   const client = new pg.Client({ connectionString: url.toString() });
   await client.connect();
-  const me = agents[ACTORS - 1];
+  if (PROFILE) await client.query('create extension if not exists pg_stat_statements');
   const [{ id: someTask }] = await db.query<{ id: string }>(`select id from public.tasks where tenant_id = $1 and status = 'todo' order by seq desc limit 1`, [ws.id]);
 
   async function timeIt(label: string, fn: (i: number) => Promise<unknown>): Promise<number> {
@@ -72,17 +117,47 @@ async function main() {
     return percentile(s, 50);
   }
 
-  const bare = await timeIt('bare', () =>
-    client.query(
+  // The bare statement runs as the claimer would (its claims set for the session): the tasks
+  // triggers then see a self-claim, as they do for task_claim, and notify nobody.
+  const bareClient = new pg.Client({ connectionString: url.toString() });
+  await bareClient.connect();
+  await bareClient.query(`select set_config('request.jwt.claims', $1, false)`, [JSON.stringify(me.claims)]);
+  const bareClaim = () =>
+    bareClient.query(
       `with c as (select id from public.tasks where tenant_id = $1 and status = 'todo'
                     and (assignee_actor_id is null or assignee_actor_id = $2)
                   order by priority, created_at, id limit 1 for update skip locked)
        update public.tasks t set status = 'in_progress', assignee_actor_id = $2, lease_actor_id = $2,
               lease_expires_at = now() + interval '1 hour' from c where t.tenant_id = $1 and t.id = c.id returning t.id`,
       [ws.id, me.id],
-    ),
-  );
+    );
+  const bare = await timeIt('bare', bareClaim);
   emit({ bench: 'tool_cost', what: 'bare_claim_sql', p50_ms: bare, ratio: 1 });
+
+  /**
+   * A tool's p50 next to the bare claim's p50 measured interleaved with it (one bare claim after
+   * every second call), so both see the same load on a shared machine; the ratio is theirs.
+   */
+  async function timePaired(fn: (i: number) => Promise<unknown>): Promise<{ p50: number; bare: number; ratio: number }> {
+    for (let i = 0; i < 20; i++) await fn(i); // warm up
+    const s: number[] = [];
+    const b: number[] = [];
+    for (let i = 0; i < N; i++) {
+      let t0 = performance.now();
+      await fn(i + 20);
+      s.push(performance.now() - t0);
+      if (i % 2 === 0) {
+        t0 = performance.now();
+        await bareClaim();
+        b.push(performance.now() - t0);
+      }
+    }
+    s.sort((x, y) => x - y);
+    b.sort((x, y) => x - y);
+    const p50 = percentile(s, 50);
+    const bareP50 = percentile(b, 50);
+    return { p50, bare: bareP50, ratio: Math.round((p50 / bareP50) * 100) / 100 };
+  }
 
   const argsFor: Record<string, (i: number) => Record<string, unknown>> = {
     task_claim: () => ({}),
@@ -91,22 +166,33 @@ async function main() {
     task_get: () => ({ task_id: someTask }),
     task_update: (i) => ({ task_id: someTask, patch: { priority: i % 5 } }),
     project_brief: () => ({ project: 'COST' }),
+    inbox: () => ({}),
+    handoff_claim: () => ({ handoff_id: handoffs.pop() }),
   };
+  const callerOf = (tool: string) => (tool === 'handoff_claim' ? claimer : me);
   const lit = (s: string) => client.escapeLiteral(s);
+  // writes go through the RPC with a key, as the executor sends them
+  const writes = new Set(['task_claim', 'task_update', 'inbox', 'handoff_claim']);
+  const rpcArgs = (tool: string, i: number) => ({ ...argsFor[tool](i), ...(writes.has(tool) ? { idempotency_key: `k-${tool}-${i}-${Math.random()}` } : {}) });
   for (const [tool, args] of Object.entries(argsFor)) {
+    if (TOOLS && !TOOLS.has(tool)) continue;
     const row: Record<string, unknown> = { bench: 'tool_cost', what: tool };
+    const caller = callerOf(tool);
+    if (PROFILE) await profileTool(client, tool, caller.claims, () => rpcArgs(tool, 0), pgLocal!.log!);
     if (MODES.has('rpc')) {
-      const p50 = await timeIt(tool, (i) => client.query(callSql(me.claims, tool, { ...args(i), ...(tool === 'task_update' ? { idempotency_key: `k-${tool}-${i}-${Math.random()}` } : {}) }, lit, true)));
-      row.rpc_p50_ms = p50;
-      row.rpc_ratio = Math.round((p50 / bare) * 100) / 100;
+      const m = await timePaired((i) => client.query(callSql(caller.claims, tool, rpcArgs(tool, i), lit, true)));
+      row.rpc_p50_ms = m.p50;
+      row.rpc_bare_p50_ms = m.bare;
+      row.rpc_ratio = m.ratio;
     }
     if (MODES.has('executor')) {
-      const p50 = await timeIt(tool, async (i) => {
-        const env = await execute({ db, claims: me.claims }, tool, args(i));
+      const m = await timePaired(async (i) => {
+        const env = await execute({ db, claims: caller.claims }, tool, args(i));
         if (!env.ok) throw new Error(`${tool}: ${env.error.message}`);
       });
-      row.executor_p50_ms = p50;
-      row.executor_ratio = Math.round((p50 / bare) * 100) / 100;
+      row.executor_p50_ms = m.p50;
+      row.executor_bare_p50_ms = m.bare;
+      row.executor_ratio = m.ratio;
     }
     emit(row);
   }
@@ -130,10 +216,56 @@ async function main() {
     }
   }
   await client.end();
+  await bareClient.end();
   await db.close();
+  if (process.env.BENCH_KEEP) {
+    console.error(`kept ${url}`);
+    return;
+  }
   await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
   await admin.end();
   pgLocal?.stop();
+}
+
+/**
+ * One tool's profile, RPC mode: 50 calls under pg_stat_statements and track_functions (per-call
+ * planning and execution time of every statement, nested ones included; self and total time of
+ * every function), then one call under auto_explain with nested statements. Written to PROFILE.
+ */
+async function profileTool(client: pg.Client, tool: string, claims: Claims, args: () => Record<string, unknown>, log: string) {
+  const lit = (s: string) => client.escapeLiteral(s);
+  for (let i = 0; i < 10; i++) await client.query(callSql(claims, tool, args(), lit, true));
+  // this backend's pending counters (earlier calls) are flushed first, so the reset clears them too
+  await client.query('select pg_stat_force_next_flush()');
+  await client.query('select 1');
+  await client.query('select pg_stat_statements_reset(), pg_stat_reset()');
+  const calls = 50;
+  for (let i = 0; i < calls; i++) await client.query(callSql(claims, tool, args(), lit, true));
+  await client.query('select pg_stat_force_next_flush()');
+  await client.query('select 1');
+  const statements = (
+    await client.query(
+      `select round((total_plan_time / ${calls})::numeric, 3) as plan_ms_per_call, round((total_exec_time / ${calls})::numeric, 3) as exec_ms_per_call,
+              round((calls::numeric / ${calls}), 2) as per_call, toplevel, left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 300) as query
+         from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())
+        order by total_plan_time + total_exec_time desc limit 25`,
+    )
+  ).rows;
+  const functions = (
+    await client.query(
+      `select schemaname || '.' || funcname as fn, round((calls::numeric / ${calls}), 2) as per_call,
+              round((total_time / ${calls})::numeric, 3) as total_ms_per_call, round((self_time / ${calls})::numeric, 3) as self_ms_per_call
+         from pg_stat_user_functions order by total_time desc limit 25`,
+    )
+  ).rows;
+  const before = statSync(log).size;
+  await client.query(`set auto_explain.log_min_duration = 0`);
+  await client.query(callSql(claims, tool, args(), lit, true));
+  await client.query(`set auto_explain.log_min_duration = -1`);
+  await new Promise((r) => setTimeout(r, 200));
+  const explain = readFileSync(log).subarray(before).toString('utf8');
+  writeFileSync(path.join(PROFILE, `${tool}.json`), JSON.stringify({ tool, calls, statements, functions }, null, 1));
+  writeFileSync(path.join(PROFILE, `${tool}.explain.log`), explain);
 }
 
 main().catch((err) => {

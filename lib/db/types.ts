@@ -75,15 +75,19 @@ const IDENT = /^[a-z_][a-z0-9_]*$/;
 export function callSql(claims: Claims, fn: string, args: unknown, literal: (s: string) => string, quiet = false): string {
   if (!IDENT.test(fn)) throw new Error(`not an RPC name: ${fn}`);
   const call = `select public.${fn}(${literal(JSON.stringify(args ?? {}))}::jsonb) as r`;
-  return claimsSql(claims, quiet ? `set local bullpen.notify = 'off'; ${call}` : call, literal);
+  return claimsSql(claims, call, literal, quiet ? [`set_config('bullpen.notify', 'off', true)`] : []);
 }
 
-/** The statement batch that runs arbitrary SQL under claims (withClaims). */
-export function claimsSql(claims: Claims, sql: string, literal: (s: string) => string): string {
+/**
+ * The statement batch that runs arbitrary SQL under claims (withClaims). The role, timeout and
+ * claims are set by one statement (set_config is what SET LOCAL does), so a call is two statements
+ * in one round trip: each statement of a simple-protocol batch is parsed, planned and run on its own.
+ */
+export function claimsSql(claims: Claims, sql: string, literal: (s: string) => string, extra: string[] = []): string {
   return (
-    `set local role authenticated; ` +
-    `set local statement_timeout = '30s'; ` +
-    `select set_config('request.jwt.claims', ${literal(JSON.stringify(claims))}, true); ` +
+    `select set_config('role', 'authenticated', true), set_config('statement_timeout', '30s', true), ` +
+    [`set_config('request.jwt.claims', ${literal(JSON.stringify(claims))}, true)`, ...extra].join(', ') +
+    `; ` +
     sql
   );
 }

@@ -187,7 +187,27 @@ as $$
    where d.tenant_id = bullpen.tenant_id() and d.task_id = p_task_id and dt.status <> 'done'
 $$;
 
-/** The compact row every listing returns: the task without its body, plus derived state. */
+/** How many acceptance criteria are met (a loop, so task_row_json holds no sub-select). */
+create or replace function bullpen.criteria_met(p jsonb) returns bigint
+language plpgsql immutable
+as $$
+declare
+  v_n bigint := 0;
+begin
+  for i in 0 .. coalesce(jsonb_array_length(p), 0) - 1 loop
+    if (p -> i ->> 'met')::boolean then
+      v_n := v_n + 1;
+    end if;
+  end loop;
+  return v_n;
+end
+$$;
+
+/**
+ * The compact row every listing returns: the task without its body, plus derived state. A single
+ * expression without a sub-select, so the planner inlines it into the listing that calls it (pass
+ * p_open_blockers as a column, e.g. from a lateral count, not as a function call).
+ */
 create or replace function bullpen.task_row_json(t public.tasks, p_project_key text, p_open_blockers integer) returns jsonb
 language sql stable
 as $$
@@ -197,25 +217,40 @@ as $$
     'open_blockers', p_open_blockers,
     'ready', t.status in ('todo', 'in_progress') and p_open_blockers = 0
              and (t.lease_expires_at is null or t.lease_expires_at <= now()),
-    'criteria_met', (select count(*) from jsonb_array_elements(t.acceptance_criteria) c where (c ->> 'met')::boolean),
+    'criteria_met', bullpen.criteria_met(t.acceptance_criteria),
     'criteria_total', jsonb_array_length(t.acceptance_criteria),
     'lease', case when t.lease_actor_id is not null then jsonb_build_object(
       'actor_id', t.lease_actor_id, 'expires_at', t.lease_expires_at, 'live', t.lease_expires_at > now()) end)
 $$;
 
+-- plpgsql rather than SQL: its statements keep their plans for the session, where a SQL function
+-- that is not inlined is planned again on every call
 create or replace function bullpen.task_json(t public.tasks) returns jsonb
-language sql stable
+language plpgsql stable
 as $$
-  select bullpen.task_row_json(t, pr.key, bullpen.task_open_blockers(t.id)) || jsonb_build_object('body', t.body)
-    from public.projects pr where pr.tenant_id = t.tenant_id and pr.id = t.project_id
+declare
+  v_key text;
+  v_blockers int;
+begin
+  select pr.key into v_key from public.projects pr where pr.tenant_id = t.tenant_id and pr.id = t.project_id;
+  if not found then
+    return null;
+  end if;
+  select count(*)::int into v_blockers from public.task_dependencies d
+    join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+   where d.tenant_id = bullpen.tenant_id() and d.task_id = t.id and dt.status <> 'done';
+  return bullpen.task_row_json(t, v_key, v_blockers) || jsonb_build_object('body', t.body);
+end
 $$;
 
 create or replace function bullpen.project_context(p_project_id uuid) returns jsonb
-language sql stable
+language plpgsql stable
 as $$
-  select jsonb_build_object('id', pr.id, 'key', pr.key, 'title', pr.title, 'summary', pr.summary,
-                            'status', pr.status, 'description', pr.description)
-    from public.projects pr where pr.tenant_id = bullpen.tenant_id() and pr.id = p_project_id
+begin
+  return (select jsonb_build_object('id', pr.id, 'key', pr.key, 'title', pr.title, 'summary', pr.summary,
+                                    'status', pr.status, 'description', pr.description)
+            from public.projects pr where pr.tenant_id = bullpen.tenant_id() and pr.id = p_project_id);
+end
 $$;
 
 /**
@@ -431,13 +466,74 @@ end
 $$;
 alter function public.task_assign(jsonb) owner to bullpen_writer;
 
--- Custom plans: the optional filters (project, label) must fold away before planning, or a generic
--- plan that serves every combination degrades to a scan of the whole workspace under load.
+-- The claim's candidate searches with filters (project, repositories, label) or behind a lapsed
+-- lease. Custom plans here: the optional filters must fold away before planning, or a generic plan
+-- that serves every combination degrades to a scan of the whole workspace. The common call (no
+-- filter, no lapsed lease) never comes here: task_claim runs one static query with a cached plan.
+-- The dependency test is written out (not bullpen.task_waiting): Postgres does not inline a SQL
+-- function whose body holds a sub-select, and a call per candidate row costs more than the claim.
+create or replace function bullpen.claim_lapsed(v_tenant uuid, v_me uuid, p jsonb, v_project uuid, v_in_repos uuid[])
+returns public.tasks
+language plpgsql
+set plan_cache_mode = force_custom_plan
+as $$
+declare
+  v_task public.tasks;
+begin
+    with lapsed as materialized (
+      select l.id from public.tasks l
+       where l.tenant_id = v_tenant and l.status = 'in_progress'
+         and coalesce(l.lease_expires_at, '-infinity') <= now()
+       limit 256
+    )
+    select t.* into v_task from public.tasks t join lapsed on lapsed.id = t.id
+     where t.tenant_id = v_tenant and t.status = 'in_progress'
+       and coalesce(t.lease_expires_at, '-infinity') <= now()
+       and (t.assignee_actor_id is null or t.assignee_actor_id = v_me or t.assignee_actor_id = t.lease_actor_id)
+       and (v_project is null or t.project_id = v_project)
+       and (v_in_repos is null or t.project_id = any (v_in_repos))
+       and (p ->> 'label' is null or (p ->> 'label') = any (t.labels))
+       and not exists (
+             select 1 from public.task_dependencies d
+               join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+              where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')
+     order by t.priority, t.created_at, t.id
+     limit 1
+     for update of t skip locked;
+  return v_task;
+end
+$$;
+
+create or replace function bullpen.claim_todo(v_tenant uuid, v_me uuid, p jsonb, v_project uuid, v_in_repos uuid[], p_before public.tasks)
+returns public.tasks
+language plpgsql
+set plan_cache_mode = force_custom_plan
+as $$
+declare
+  v_task public.tasks;
+begin
+    select t.* into v_task from public.tasks t
+     where t.tenant_id = v_tenant and t.status = 'todo'
+       and (t.assignee_actor_id is null or t.assignee_actor_id = v_me)
+       and (v_project is null or t.project_id = v_project)
+       and (v_in_repos is null or t.project_id = any (v_in_repos))
+       and (p ->> 'label' is null or (p ->> 'label') = any (t.labels))
+       and (p_before.id is null or (t.priority, t.created_at, t.id) < (p_before.priority, p_before.created_at, p_before.id))
+       and not exists (
+             select 1 from public.task_dependencies d
+               join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+              where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')
+     order by t.priority, t.created_at, t.id
+     limit 1
+     for update of t skip locked;
+  return v_task;
+end
+$$;
+
 create or replace function public.task_claim(p jsonb) returns jsonb
 language plpgsql
 security definer
 set search_path = ''
-set plan_cache_mode = force_custom_plan
 as $$
 declare
   v_replay jsonb;
@@ -501,34 +597,32 @@ begin
     -- claimed rows leave that index, so the scan never steps over work others hold).
     -- The lapsed leases are gathered through tasks_lease_idx first (materialized, so the planner
     -- cannot trade it for a walk of the whole workspace in priority order hoping to meet one).
-    with lapsed as materialized (
-      select l.id from public.tasks l
-       where l.tenant_id = v_tenant and l.status = 'in_progress'
-         and coalesce(l.lease_expires_at, '-infinity') <= now()
-       limit 256
-    )
-    select t.* into v_exp from public.tasks t join lapsed on lapsed.id = t.id
-     where t.tenant_id = v_tenant and t.status = 'in_progress'
-       and coalesce(t.lease_expires_at, '-infinity') <= now()
-       and (t.assignee_actor_id is null or t.assignee_actor_id = v_me or t.assignee_actor_id = t.lease_actor_id)
-       and (v_project is null or t.project_id = v_project)
-       and (v_in_repos is null or t.project_id = any (v_in_repos))
-       and (p ->> 'label' is null or (p ->> 'label') = any (t.labels))
-       and not bullpen.task_waiting(t.tenant_id, t.id)
-     order by t.priority, t.created_at, t.id
-     limit 1
-     for update of t skip locked;
-    select t.* into v_task from public.tasks t
-     where t.tenant_id = v_tenant and t.status = 'todo'
-       and (t.assignee_actor_id is null or t.assignee_actor_id = v_me)
-       and (v_project is null or t.project_id = v_project)
-       and (v_in_repos is null or t.project_id = any (v_in_repos))
-       and (p ->> 'label' is null or (p ->> 'label') = any (t.labels))
-       and (v_exp.id is null or (t.priority, t.created_at, t.id) < (v_exp.priority, v_exp.created_at, v_exp.id))
-       and not bullpen.task_waiting(t.tenant_id, t.id)
-     order by t.priority, t.created_at, t.id
-     limit 1
-     for update of t skip locked;
+    if v_project is null and v_in_repos is null and p ->> 'label' is null then
+      -- the common call: lapsed leases are rare, so one probe of tasks_lease_idx decides whether
+      -- the slower search behind them runs at all
+      if exists (select 1 from public.tasks l
+                  where l.tenant_id = v_tenant and l.status = 'in_progress'
+                    and coalesce(l.lease_expires_at, '-infinity') <= now()) then
+        v_exp := bullpen.claim_lapsed(v_tenant, v_me, p, null, null);
+      end if;
+      if v_exp.id is null then
+        select t.* into v_task from public.tasks t
+         where t.tenant_id = v_tenant and t.status = 'todo'
+           and (t.assignee_actor_id is null or t.assignee_actor_id = v_me)
+           and not exists (
+                 select 1 from public.task_dependencies d
+                   join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+                  where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')
+         order by t.priority, t.created_at, t.id
+         limit 1
+         for update of t skip locked;
+      else
+        v_task := bullpen.claim_todo(v_tenant, v_me, p, null, null, v_exp);
+      end if;
+    else
+      v_exp := bullpen.claim_lapsed(v_tenant, v_me, p, v_project, v_in_repos);
+      v_task := bullpen.claim_todo(v_tenant, v_me, p, v_project, v_in_repos, v_exp);
+    end if;
     if v_task.id is null then
       v_task := v_exp;
     end if;
@@ -693,6 +787,8 @@ declare
   v_where text[];
   v_rows jsonb;
   v_keys jsonb;
+  v_ids uuid[];
+  v_tenant uuid := bullpen.tenant_id();
 begin
   perform bullpen.require_actor();
   if p ->> 'project_id' is not null then
@@ -741,30 +837,31 @@ begin
   end if;
   if p ->> 'state' = 'ready' then
     v_where := array_append(v_where, $w$(t.status = 'todo' or (t.status = 'in_progress' and (t.lease_expires_at is null or t.lease_expires_at <= now())))
-      and not bullpen.task_waiting(t.tenant_id, t.id)$w$);
+      and not exists (select 1 from public.task_dependencies d
+                         join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+                        where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')$w$);
   elsif p ->> 'state' = 'blocked' then
     v_where := array_append(v_where, $w$t.status not in ('done', 'cancelled', 'failed')
-      and (t.status = 'blocked' or bullpen.task_waiting(t.tenant_id, t.id))$w$);
+      and (t.status = 'blocked' or exists (select 1 from public.task_dependencies d
+                         join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+                        where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done'))$w$);
   end if;
   if v_cursor is not null then
     v_where := array_append(v_where, v_cmp);
   end if;
+  -- The dynamic statement (planned on every call) finds the page's ids only; its rows' JSON is built
+  -- by the static statement below, whose plan the session keeps.
   v_sql := format($q$
-    select coalesce(jsonb_agg(bullpen.task_row_json(b.t, b.project_key, bullpen.task_open_blockers((b.t).id)) order by %s), '[]')
-      from (
-        select t, pr.key as project_key
-          from public.tasks t
-          join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
-         where %s
-         order by %s
-         limit %s
-      ) b
-  $q$, replace(v_sort, 't.', '(b.t).'), array_to_string(v_where, ' and '), v_sort, v_limit + 1);
+    select array(select t.id from public.tasks t%s where %s order by %s limit %s)
+  $q$,
+    -- only the text search reads the project (its key is part of a ref); every task has one
+    case when p ->> 'q' is not null then ' join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id' else '' end,
+    array_to_string(v_where, ' and '), v_sort, v_limit + 1);
   if v_cursor is null then
-    execute v_sql into v_rows using p, v_cursor, v_order, v_project, bullpen.tenant_id();
+    execute v_sql into v_ids using p, v_cursor, v_order, v_project, v_tenant;
   else
     begin
-      execute v_sql into v_rows using p, v_cursor, v_order, v_project, bullpen.tenant_id();
+      execute v_sql into v_ids using p, v_cursor, v_order, v_project, v_tenant;
     exception when data_exception then
       -- the other inputs are validated before they get here: sort keys that do not cast came from
       -- a cursor this listing did not write (or wrote for another order_by)
@@ -772,6 +869,15 @@ begin
         'pass next_cursor back verbatim with the same order_by, or omit cursor for the first page');
     end;
   end if;
+  select coalesce(jsonb_agg(bullpen.task_row_json(t, pr.key, ob.n) order by u.ord), '[]')
+    into v_rows
+    from unnest(v_ids) with ordinality u(id, ord)
+    join public.tasks t on t.tenant_id = v_tenant and t.id = u.id
+    join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
+    cross join lateral (
+      select count(*)::int as n from public.task_dependencies d
+        join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+       where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done') ob;
   if jsonb_array_length(v_rows) > v_limit then
     v_rows := v_rows - v_limit;
     -- the cursor is the sort key of the last row kept, which the query above cannot know; read it back
@@ -839,18 +945,39 @@ end
 $$;
 alter function public.task_get(jsonb) owner to bullpen_writer;
 
+-- ready = todo, less the todo work that waits on an unfinished dependency, plus in-progress work
+-- whose lease lapsed (or never had one) and waits on nothing. Dependencies and lapsed leases are
+-- few, so both corrections read their own indexes; the counts by status come from
+-- tasks_project_status_idx alone. Testing each candidate with task_waiting() cost one function call
+-- per task of the project.
 create or replace function bullpen.project_task_counts(p_project_id uuid) returns jsonb
-language sql stable
+language plpgsql stable
 as $$
-  select jsonb_build_object(
-    'by_status', coalesce((select jsonb_object_agg(status, n) from (
-        select status, count(*) as n from public.tasks
-         where tenant_id = bullpen.tenant_id() and project_id = p_project_id group by status) s), '{}'),
-    'total', (select count(*) from public.tasks where tenant_id = bullpen.tenant_id() and project_id = p_project_id),
-    'ready', (select count(*) from public.tasks t
-               where t.tenant_id = bullpen.tenant_id() and t.project_id = p_project_id
-                 and (t.status = 'todo' or (t.status = 'in_progress' and (t.lease_expires_at is null or t.lease_expires_at <= now())))
-                 and not bullpen.task_waiting(t.tenant_id, t.id)))
+declare
+  v_tenant uuid := bullpen.tenant_id();
+  v_by jsonb;
+  v_total bigint;
+  v_todo bigint;
+  v_ready bigint;
+begin
+  select coalesce(jsonb_object_agg(s.status, s.n), '{}'), coalesce(sum(s.n), 0)::bigint,
+         coalesce(sum(s.n) filter (where s.status = 'todo'), 0)::bigint
+    into v_by, v_total, v_todo
+    from (select t.status, count(*) as n from public.tasks t
+           where t.tenant_id = v_tenant and t.project_id = p_project_id group by t.status) s;
+  v_ready := v_todo
+    - (select count(distinct d.task_id) from public.task_dependencies d
+         join public.tasks t on t.tenant_id = d.tenant_id and t.id = d.task_id
+         join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+        where d.tenant_id = v_tenant and t.project_id = p_project_id and t.status = 'todo' and dt.status <> 'done')
+    + (select count(*) from public.tasks t
+        where t.tenant_id = v_tenant and t.status = 'in_progress' and coalesce(t.lease_expires_at, '-infinity') <= now()
+          and t.project_id = p_project_id
+          and not exists (select 1 from public.task_dependencies d
+                            join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+                           where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done'));
+  return jsonb_build_object('by_status', v_by, 'total', v_total, 'ready', v_ready);
+end
 $$;
 
 create or replace function public.project_query(p jsonb) returns jsonb
@@ -899,10 +1026,15 @@ end
 $$;
 alter function public.project_query(jsonb) owner to bullpen_writer;
 
+-- Generic plans: the page sizes (max_tasks, max_activity) are parameters, and with them unknown the
+-- planner priced a generic plan above a custom one and so planned the whole brief on every call.
+-- Every ordered read here has an index in its order (tasks_project_open_idx, activity_project_idx),
+-- so the generic plan does not depend on the page size.
 create or replace function public.project_brief(p jsonb) returns jsonb
 language plpgsql stable
 security definer
 set search_path = ''
+set plan_cache_mode = force_generic_plan
 as $$
 declare
   v_project public.projects;
@@ -916,11 +1048,15 @@ begin
                   where pp.tenant_id = v_project.tenant_id and pp.id = v_project.parent_project_id)),
     'tasks', bullpen.project_task_counts(v_project.id),
     'top_open_tasks', (select coalesce(jsonb_agg(x.j order by x.priority, x.seq), '[]') from (
-        select bullpen.task_row_json(t, v_project.key, bullpen.task_open_blockers(t.id)) as j, t.priority, t.seq
-          from public.tasks t
-         where t.tenant_id = v_project.tenant_id and t.project_id = v_project.id
-           and t.status not in ('done', 'cancelled', 'failed')
-         order by t.priority, t.seq limit greatest(0, least(coalesce((p ->> 'max_tasks')::int, 10), 50))) x),
+        select bullpen.task_row_json(o.t, v_project.key, ob.n) as j, (o.t).priority, (o.t).seq
+          from (select t from public.tasks t
+                 where t.tenant_id = v_project.tenant_id and t.project_id = v_project.id
+                   and t.status not in ('done', 'cancelled', 'failed')
+                 order by t.priority, t.seq limit greatest(0, least(coalesce((p ->> 'max_tasks')::int, 10), 50))) o
+          cross join lateral (
+            select count(*)::int as n from public.task_dependencies d
+              join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+             where d.tenant_id = (o.t).tenant_id and d.task_id = (o.t).id and dt.status <> 'done') ob) x),
     'recent_activity', (select coalesce(jsonb_agg(x.j order by x.id desc), '[]') from (
         select ac.id, jsonb_build_object('seq', ac.id, 'verb', ac.verb, 'summary', ac.summary, 'object_type', ac.object_type,
                  'object_id', ac.object_id, 'actor', a.display_name, 'at', ac.at) as j
@@ -935,11 +1071,13 @@ end
 $$;
 alter function public.project_brief(jsonb) owner to bullpen_writer;
 
+-- The default plan cache: statements keyed by tenant and actor settle on generic plans; the delta
+-- (since last seen) keeps a custom plan, as the time bound decides whether activity_tenant_at_idx pays.
+-- force_custom_plan here replanned every statement, nested helpers included, on every call.
 create or replace function public.whoami(p jsonb) returns jsonb
 language plpgsql
 security definer
 set search_path = ''
-set plan_cache_mode = force_custom_plan
 as $$
 declare
   v_me uuid := bullpen.require_actor();
@@ -964,15 +1102,23 @@ begin
      where t.tenant_id = bullpen.tenant_id()
        and (t.status = 'todo' or (t.status = 'in_progress' and (t.lease_expires_at is null or t.lease_expires_at <= now())))
        and (t.assignee_actor_id is null or t.assignee_actor_id = v_me or t.assignee_actor_id = t.lease_actor_id)
-       and not bullpen.task_waiting(t.tenant_id, t.id)
+       and not exists (select 1 from public.task_dependencies d
+                         join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+                        where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')
      limit 101) capped;
   select coalesce(jsonb_agg(x.j order by x.o, x.priority, x.seq), '[]') into v_open from (
-    select bullpen.task_row_json(t, pr.key, bullpen.task_open_blockers(t.id)) as j,
-           case t.status when 'in_progress' then 0 when 'in_review' then 1 else 2 end as o, t.priority, t.seq
-      from public.tasks t join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
-     where t.tenant_id = bullpen.tenant_id() and t.assignee_actor_id = v_me
-       and t.status not in ('done', 'cancelled', 'failed')
-     order by 2, t.priority, t.seq limit 25) x;
+    -- the page first, then its JSON (task_row_json inlines; the blocker count is a lateral join)
+    select bullpen.task_row_json(o.t, pr.key, ob.n) as j, o.o, (o.t).priority, (o.t).seq
+      from (select t, case t.status when 'in_progress' then 0 when 'in_review' then 1 else 2 end as o
+              from public.tasks t
+             where t.tenant_id = bullpen.tenant_id() and t.assignee_actor_id = v_me
+               and t.status not in ('done', 'cancelled', 'failed')
+             order by 2, t.priority, t.seq limit 25) o
+      join public.projects pr on pr.tenant_id = (o.t).tenant_id and pr.id = (o.t).project_id
+      cross join lateral (
+        select count(*)::int as n from public.task_dependencies d
+          join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+         where d.tenant_id = (o.t).tenant_id and d.task_id = (o.t).id and dt.status <> 'done') ob) x;
   select j into v_resume from jsonb_array_elements(v_open) j where j ->> 'status' = 'in_progress' limit 1;
   v_next := case
     when v_resume is not null then jsonb_build_object('tool', 'task_get', 'arguments', jsonb_build_object('task_id', v_resume ->> 'id'),
@@ -1110,6 +1256,12 @@ revoke all on function bullpen.resolve_task(text, text) from public, anon, authe
 grant execute on function bullpen.resolve_task(text, text) to bullpen_writer, service_role;
 revoke all on function bullpen.normalize_criteria(jsonb) from public, anon, authenticated;
 grant execute on function bullpen.normalize_criteria(jsonb) to bullpen_writer, service_role;
+revoke all on function bullpen.criteria_met(jsonb) from public, anon, authenticated;
+grant execute on function bullpen.criteria_met(jsonb) to bullpen_writer, service_role;
+revoke all on function bullpen.claim_lapsed(uuid, uuid, jsonb, uuid, uuid[]) from public, anon, authenticated;
+grant execute on function bullpen.claim_lapsed(uuid, uuid, jsonb, uuid, uuid[]) to bullpen_writer, service_role;
+revoke all on function bullpen.claim_todo(uuid, uuid, jsonb, uuid, uuid[], public.tasks) from public, anon, authenticated;
+grant execute on function bullpen.claim_todo(uuid, uuid, jsonb, uuid, uuid[], public.tasks) to bullpen_writer, service_role;
 revoke all on function bullpen.task_waiting(uuid, uuid) from public, anon, authenticated;
 grant execute on function bullpen.task_waiting(uuid, uuid) to bullpen_writer, service_role;
 revoke all on function bullpen.task_open_blockers(uuid) from public, anon, authenticated;

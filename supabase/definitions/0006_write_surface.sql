@@ -3,12 +3,17 @@
 -- Whether the calling actor owns its workspace. security definer: a policy on actors cannot read
 -- actors through itself.
 create or replace function bullpen.caller_is_owner() returns boolean
-language sql stable
+language plpgsql stable
 security definer
 set search_path = ''
 as $$
-  select coalesce((select a.is_owner from public.actors a
-                    where a.tenant_id = bullpen.tenant_id() and a.id = bullpen.actor_id()), false)
+#variable_conflict use_column
+begin
+  return (
+    select coalesce((select a.is_owner from public.actors a
+                        where a.tenant_id = bullpen.tenant_id() and a.id = bullpen.actor_id()), false)
+  );
+end
 $$;
 
 revoke all on function bullpen.caller_is_owner() from public, anon, authenticated;

@@ -14,23 +14,38 @@
 
 /** {id, display_name, kind} of an actor, or null. */
 create or replace function bullpen.handoff_actor(p_tenant uuid, p_actor uuid) returns jsonb
-language sql stable
+language plpgsql stable
 as $$
-  select jsonb_build_object('id', a.id, 'display_name', a.display_name, 'kind', a.kind)
-    from public.actors a where a.tenant_id = p_tenant and a.id = p_actor
+#variable_conflict use_column
+begin
+  return (
+    select jsonb_build_object('id', a.id, 'display_name', a.display_name, 'kind', a.kind)
+        from public.actors a where a.tenant_id = p_tenant and a.id = p_actor
+  );
+end
 $$;
 
 create or replace function bullpen.coord_actor_name(p_tenant uuid, p_actor uuid) returns text
-language sql stable
+language plpgsql stable
 as $$
-  select coalesce((select a.display_name from public.actors a where a.tenant_id = p_tenant and a.id = p_actor), 'someone')
+#variable_conflict use_column
+begin
+  return (
+    select coalesce((select a.display_name from public.actors a where a.tenant_id = p_tenant and a.id = p_actor), 'someone')
+  );
+end
 $$;
 
 /** KEY-N of a task. */
 create or replace function bullpen.coord_task_ref(t public.tasks) returns text
-language sql stable
+language plpgsql stable
 as $$
-  select pr.key || '-' || t.seq from public.projects pr where pr.tenant_id = t.tenant_id and pr.id = t.project_id
+#variable_conflict use_column
+begin
+  return (
+    select pr.key || '-' || t.seq from public.projects pr where pr.tenant_id = t.tenant_id and pr.id = t.project_id
+  );
+end
 $$;
 
 /**
@@ -82,20 +97,25 @@ $$;
 -- ---------------------------------------------------------------------------------------------
 
 create or replace function bullpen.handoff_json(h public.handoffs) returns jsonb
-language sql stable
+language plpgsql stable
 as $$
-  select (to_jsonb(h) - 'tenant_id') || jsonb_build_object(
-    'from', bullpen.handoff_actor(h.tenant_id, h.from_actor_id),
-    'to', coalesce((select jsonb_agg(jsonb_build_object('id', a.id, 'display_name', a.display_name, 'kind', a.kind)
-                                     order by a.display_name, a.id)
-                      from public.handoff_recipients r
-                      join public.actors a on a.tenant_id = r.tenant_id and a.id = r.actor_id
-                     where r.tenant_id = h.tenant_id and r.handoff_id = h.id), '[]'),
-    'claimed_by', case when h.claimed_by_actor_id is not null then bullpen.handoff_actor(h.tenant_id, h.claimed_by_actor_id) end,
-    'responded_by', case when h.responded_by_actor_id is not null then bullpen.handoff_actor(h.tenant_id, h.responded_by_actor_id) end,
-    'related_task_ref', (select pr.key || '-' || t.seq from public.tasks t
-                           join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
-                          where t.tenant_id = h.tenant_id and t.id = h.related_task_id))
+#variable_conflict use_column
+begin
+  return (
+    select (to_jsonb(h) - 'tenant_id') || jsonb_build_object(
+        'from', bullpen.handoff_actor(h.tenant_id, h.from_actor_id),
+        'to', coalesce((select jsonb_agg(jsonb_build_object('id', a.id, 'display_name', a.display_name, 'kind', a.kind)
+                                         order by a.display_name, a.id)
+                          from public.handoff_recipients r
+                          join public.actors a on a.tenant_id = r.tenant_id and a.id = r.actor_id
+                         where r.tenant_id = h.tenant_id and r.handoff_id = h.id), '[]'),
+        'claimed_by', case when h.claimed_by_actor_id is not null then bullpen.handoff_actor(h.tenant_id, h.claimed_by_actor_id) end,
+        'responded_by', case when h.responded_by_actor_id is not null then bullpen.handoff_actor(h.tenant_id, h.responded_by_actor_id) end,
+        'related_task_ref', (select pr.key || '-' || t.seq from public.tasks t
+                               join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
+                              where t.tenant_id = h.tenant_id and t.id = h.related_task_id))
+  );
+end
 $$;
 
 /** A handoff of the caller's workspace by id; NOT_FOUND (naming the field) otherwise. */
@@ -500,15 +520,20 @@ language sql immutable
 as $$ select array['handoff.received', 'review.requested', 'handoff.responded'] $$;
 
 create or replace function bullpen.notification_json(n public.notifications) returns jsonb
-language sql stable
+language plpgsql stable
 as $$
-  select jsonb_build_object('id', n.id, 'kind', n.kind, 'title', n.title, 'body', n.body,
-    'actor_id', n.actor_id, 'actor', case when n.actor_id is not null then bullpen.coord_actor_name(n.tenant_id, n.actor_id) end,
-    'project_id', n.project_id, 'task_id', n.task_id,
-    'task_ref', (select pr.key || '-' || t.seq from public.tasks t
-                   join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
-                  where t.tenant_id = n.tenant_id and t.id = n.task_id),
-    'handoff_id', n.handoff_id, 'comment_id', n.comment_id, 'created_at', n.created_at, 'read_at', n.read_at)
+#variable_conflict use_column
+begin
+  return (
+    select jsonb_build_object('id', n.id, 'kind', n.kind, 'title', n.title, 'body', n.body,
+        'actor_id', n.actor_id, 'actor', case when n.actor_id is not null then bullpen.coord_actor_name(n.tenant_id, n.actor_id) end,
+        'project_id', n.project_id, 'task_id', n.task_id,
+        'task_ref', (select pr.key || '-' || t.seq from public.tasks t
+                       join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
+                      where t.tenant_id = n.tenant_id and t.id = n.task_id),
+        'handoff_id', n.handoff_id, 'comment_id', n.comment_id, 'created_at', n.created_at, 'read_at', n.read_at)
+  );
+end
 $$;
 
 /**
@@ -518,64 +543,69 @@ $$;
  * a handoff item stands for). Acknowledged items never come back.
  */
 create or replace function bullpen.inbox_collect(p_actor uuid, p_kinds text[], p_limit int) returns jsonb
-language sql stable
+language plpgsql stable
 as $$
-  -- ids and sort keys first; the JSON is built for the page only
-  with handoff_items as (
-    select h.id, 'handoff'::text as kind, h.created_at as at
-      from public.handoff_recipients r
-      join public.handoffs h on h.tenant_id = r.tenant_id and h.id = r.handoff_id
-     where r.tenant_id = bullpen.tenant_id() and r.actor_id = p_actor
-       and (h.status = 'open' or (h.status = 'claimed' and h.claimed_by_actor_id = p_actor))
-       and not exists (select 1 from public.handoff_acks k
-                        where k.tenant_id = r.tenant_id and k.actor_id = p_actor and k.handoff_id = h.id and k.item = 'handoff')
-  ), response_items as (
-    select h.id, 'response'::text as kind, h.responded_at as at
-      from public.handoffs h
-     where h.tenant_id = bullpen.tenant_id() and h.from_actor_id = p_actor and h.responded_at is not null
-       and h.responded_by_actor_id <> p_actor
-       and (h.status = 'responded' or h.resolved_by_actor_id is distinct from p_actor)
-       and not exists (select 1 from public.handoff_acks k
-                        where k.tenant_id = h.tenant_id and k.actor_id = p_actor and k.handoff_id = h.id and k.item = 'response')
-  ), notification_items as (
-    select n.id, 'notification'::text as kind, n.created_at as at
-      from public.notifications n
-     where n.tenant_id = bullpen.tenant_id() and n.recipient_actor_id = p_actor and n.read_at is null
-       and not (n.kind = any (bullpen.inbox_mirror_kinds()))
-  ), page as (
-    select * from (
-      select * from handoff_items where 'handoff' = any (p_kinds)
-      union all
-      select * from response_items where 'response' = any (p_kinds)
-      union all
-      select * from notification_items where 'notification' = any (p_kinds)
-    ) e
-    order by at, id
-    limit p_limit
-  )
-  select jsonb_build_object(
-    'items', coalesce((
-      select jsonb_agg(case
-          when pg.kind = 'notification' then jsonb_build_object('id', pg.id, 'kind', pg.kind, 'at', pg.at, 'summary', n.title,
-            'notification', bullpen.notification_json(n))
-          when pg.kind = 'response' then jsonb_build_object('id', pg.id, 'kind', pg.kind, 'at', pg.at,
-            'summary', format('%s answered "%s": %s', bullpen.coord_actor_name(h.tenant_id, h.responded_by_actor_id), h.title,
-                              coalesce(h.response ->> 'chosen_option', left(h.response ->> 'text', 120), 'see response')),
-            'handoff', bullpen.handoff_json(h))
-          else jsonb_build_object('id', pg.id, 'kind', pg.kind, 'at', pg.at,
-            'summary', format('%s from %s: %s', h.kind, bullpen.coord_actor_name(h.tenant_id, h.from_actor_id), h.title),
-            'handoff', bullpen.handoff_json(h))
-        end order by pg.at, pg.id)
-        from page pg
-        left join public.handoffs h on pg.kind <> 'notification' and h.tenant_id = bullpen.tenant_id() and h.id = pg.id
-        left join public.notifications n on pg.kind = 'notification' and n.tenant_id = bullpen.tenant_id() and n.id = pg.id), '[]'),
-    'total', (select count(*) from handoff_items where 'handoff' = any (p_kinds))
-           + (select count(*) from response_items where 'response' = any (p_kinds))
-           + (select count(*) from notification_items where 'notification' = any (p_kinds)),
-    'counts', jsonb_build_object(
-      'handoff', (select count(*) from handoff_items),
-      'response', (select count(*) from response_items),
-      'notification', (select count(*) from notification_items)))
+#variable_conflict use_column
+begin
+  return (
+    -- ids and sort keys first; the JSON is built for the page only
+      with handoff_items as (
+        select h.id, 'handoff'::text as kind, h.created_at as at
+          from public.handoff_recipients r
+          join public.handoffs h on h.tenant_id = r.tenant_id and h.id = r.handoff_id
+         where r.tenant_id = bullpen.tenant_id() and r.actor_id = p_actor
+           and (h.status = 'open' or (h.status = 'claimed' and h.claimed_by_actor_id = p_actor))
+           and not exists (select 1 from public.handoff_acks k
+                            where k.tenant_id = r.tenant_id and k.actor_id = p_actor and k.handoff_id = h.id and k.item = 'handoff')
+      ), response_items as (
+        select h.id, 'response'::text as kind, h.responded_at as at
+          from public.handoffs h
+         where h.tenant_id = bullpen.tenant_id() and h.from_actor_id = p_actor and h.responded_at is not null
+           and h.responded_by_actor_id <> p_actor
+           and (h.status = 'responded' or h.resolved_by_actor_id is distinct from p_actor)
+           and not exists (select 1 from public.handoff_acks k
+                            where k.tenant_id = h.tenant_id and k.actor_id = p_actor and k.handoff_id = h.id and k.item = 'response')
+      ), notification_items as (
+        select n.id, 'notification'::text as kind, n.created_at as at
+          from public.notifications n
+         where n.tenant_id = bullpen.tenant_id() and n.recipient_actor_id = p_actor and n.read_at is null
+           and not (n.kind = any (bullpen.inbox_mirror_kinds()))
+      ), page as (
+        select * from (
+          select * from handoff_items where 'handoff' = any (p_kinds)
+          union all
+          select * from response_items where 'response' = any (p_kinds)
+          union all
+          select * from notification_items where 'notification' = any (p_kinds)
+        ) e
+        order by at, id
+        limit p_limit
+      )
+      select jsonb_build_object(
+        'items', coalesce((
+          select jsonb_agg(case
+              when pg.kind = 'notification' then jsonb_build_object('id', pg.id, 'kind', pg.kind, 'at', pg.at, 'summary', n.title,
+                'notification', bullpen.notification_json(n))
+              when pg.kind = 'response' then jsonb_build_object('id', pg.id, 'kind', pg.kind, 'at', pg.at,
+                'summary', format('%s answered "%s": %s', bullpen.coord_actor_name(h.tenant_id, h.responded_by_actor_id), h.title,
+                                  coalesce(h.response ->> 'chosen_option', left(h.response ->> 'text', 120), 'see response')),
+                'handoff', bullpen.handoff_json(h))
+              else jsonb_build_object('id', pg.id, 'kind', pg.kind, 'at', pg.at,
+                'summary', format('%s from %s: %s', h.kind, bullpen.coord_actor_name(h.tenant_id, h.from_actor_id), h.title),
+                'handoff', bullpen.handoff_json(h))
+            end order by pg.at, pg.id)
+            from page pg
+            left join public.handoffs h on pg.kind <> 'notification' and h.tenant_id = bullpen.tenant_id() and h.id = pg.id
+            left join public.notifications n on pg.kind = 'notification' and n.tenant_id = bullpen.tenant_id() and n.id = pg.id), '[]'),
+        'total', (select count(*) from handoff_items where 'handoff' = any (p_kinds))
+               + (select count(*) from response_items where 'response' = any (p_kinds))
+               + (select count(*) from notification_items where 'notification' = any (p_kinds)),
+        'counts', jsonb_build_object(
+          'handoff', (select count(*) from handoff_items),
+          'response', (select count(*) from response_items),
+          'notification', (select count(*) from notification_items)))
+  );
+end
 $$;
 
 /**
@@ -1098,24 +1128,34 @@ alter function public.notification_mark_read(jsonb) owner to bullpen_writer;
 
 /** task_get: the open handoffs about the task and its review state. */
 create or replace function bullpen.task_related_coordination(t public.tasks) returns jsonb
-language sql stable
+language plpgsql stable
 as $$
-  select jsonb_build_object(
-    'handoffs', coalesce((select jsonb_agg(bullpen.handoff_json(h) order by h.created_at desc, h.id desc)
-                            from public.handoffs h
-                           where h.tenant_id = t.tenant_id and h.related_task_id = t.id and h.status <> 'resolved'), '[]'),
-    'review', bullpen.review_state(t))
+#variable_conflict use_column
+begin
+  return (
+    select jsonb_build_object(
+        'handoffs', coalesce((select jsonb_agg(bullpen.handoff_json(h) order by h.created_at desc, h.id desc)
+                                from public.handoffs h
+                               where h.tenant_id = t.tenant_id and h.related_task_id = t.id and h.status <> 'resolved'), '[]'),
+        'review', bullpen.review_state(t))
+  );
+end
 $$;
 
 /** project_brief: the open handoffs about the project (and its tasks), newest first. */
 create or replace function bullpen.brief_coordination(pr public.projects, p jsonb) returns jsonb
-language sql stable
+language plpgsql stable
 as $$
-  select jsonb_build_object(
-    'open_handoffs', coalesce((select jsonb_agg(bullpen.handoff_json(x) order by x.created_at desc, x.id desc) from (
-        select h.* from public.handoffs h
-         where h.tenant_id = pr.tenant_id and h.related_project_id = pr.id and h.status <> 'resolved'
-         order by h.created_at desc, h.id desc limit 10) x), '[]'))
+#variable_conflict use_column
+begin
+  return (
+    select jsonb_build_object(
+        'open_handoffs', coalesce((select jsonb_agg(bullpen.handoff_json(x) order by x.created_at desc, x.id desc) from (
+            select h.* from public.handoffs h
+             where h.tenant_id = pr.tenant_id and h.related_project_id = pr.id and h.status <> 'resolved'
+             order by h.created_at desc, h.id desc limit 10) x), '[]'))
+  );
+end
 $$;
 
 /**

@@ -1103,42 +1103,52 @@ $$;
 
 /** The decisions and live notes linked to a task (related_task_ids), newest first. */
 create or replace function bullpen.task_related_memory(t public.tasks) returns jsonb
-language sql stable
+language plpgsql stable
 as $$
-  select jsonb_build_object(
-    'decisions', (select coalesce(jsonb_agg(jsonb_build_object('id', d.id, 'title', d.title, 'choice', d.choice,
-                     'status', d.status, 'superseded_by', d.superseded_by, 'created_at', d.created_at)
-                     order by d.created_at desc), '[]'::jsonb)
-                    from public.decision_tasks dt
-                    join public.decisions d on d.tenant_id = dt.tenant_id and d.id = dt.decision_id
-                   where dt.tenant_id = t.tenant_id and dt.task_id = t.id),
-    'notes', (select coalesce(jsonb_agg(jsonb_build_object('id', n.id, 'title', n.title, 'kind', n.kind,
-                 'tags', to_jsonb(n.tags), 'expires_at', n.expires_at, 'updated_at', n.updated_at)
-                 order by n.updated_at desc), '[]'::jsonb)
-                from public.note_tasks nt
-                join public.knowledge_notes n on n.tenant_id = nt.tenant_id and n.id = nt.note_id
-               where nt.tenant_id = t.tenant_id and nt.task_id = t.id and (n.expires_at is null or n.expires_at > now())))
+#variable_conflict use_column
+begin
+  return (
+    select jsonb_build_object(
+        'decisions', (select coalesce(jsonb_agg(jsonb_build_object('id', d.id, 'title', d.title, 'choice', d.choice,
+                         'status', d.status, 'superseded_by', d.superseded_by, 'created_at', d.created_at)
+                         order by d.created_at desc), '[]'::jsonb)
+                        from public.decision_tasks dt
+                        join public.decisions d on d.tenant_id = dt.tenant_id and d.id = dt.decision_id
+                       where dt.tenant_id = t.tenant_id and dt.task_id = t.id),
+        'notes', (select coalesce(jsonb_agg(jsonb_build_object('id', n.id, 'title', n.title, 'kind', n.kind,
+                     'tags', to_jsonb(n.tags), 'expires_at', n.expires_at, 'updated_at', n.updated_at)
+                     order by n.updated_at desc), '[]'::jsonb)
+                    from public.note_tasks nt
+                    join public.knowledge_notes n on n.tenant_id = nt.tenant_id and n.id = nt.note_id
+                   where nt.tenant_id = t.tenant_id and nt.task_id = t.id and (n.expires_at is null or n.expires_at > now())))
+  );
+end
 $$;
 
 /** The brief's memory: current decisions (superseded ones left out) and knowledge note titles. */
 create or replace function bullpen.brief_memory(pr public.projects, p jsonb) returns jsonb
-language sql stable
+language plpgsql stable
 as $$
-  select jsonb_build_object(
-    'recent_decisions', (select coalesce(jsonb_agg(x.j order by x.created_at desc), '[]'::jsonb) from (
-        select jsonb_build_object('id', d.id, 'title', d.title, 'choice', d.choice, 'status', d.status,
-                 'supersedes_decision_id', d.supersedes_decision_id, 'created_at', d.created_at) as j, d.created_at
-          from public.decisions d
-         where d.tenant_id = pr.tenant_id and d.project_id = pr.id and d.status <> 'superseded'
-         order by d.created_at desc
-         limit greatest(0, least(coalesce((p ->> 'max_decisions')::int, 10), 50))) x),
-    'knowledge', (select coalesce(jsonb_agg(x.j order by x.updated_at desc), '[]'::jsonb) from (
-        select jsonb_build_object('id', n.id, 'title', n.title, 'kind', n.kind, 'tags', to_jsonb(n.tags),
-                 'expires_at', n.expires_at, 'updated_at', n.updated_at) as j, n.updated_at
-          from public.knowledge_notes n
-         where n.tenant_id = pr.tenant_id and n.project_id = pr.id and (n.expires_at is null or n.expires_at > now())
-         order by n.updated_at desc
-         limit greatest(0, least(coalesce((p ->> 'max_knowledge')::int, 20), 100))) x))
+#variable_conflict use_column
+begin
+  return (
+    select jsonb_build_object(
+        'recent_decisions', (select coalesce(jsonb_agg(x.j order by x.created_at desc), '[]'::jsonb) from (
+            select jsonb_build_object('id', d.id, 'title', d.title, 'choice', d.choice, 'status', d.status,
+                     'supersedes_decision_id', d.supersedes_decision_id, 'created_at', d.created_at) as j, d.created_at
+              from public.decisions d
+             where d.tenant_id = pr.tenant_id and d.project_id = pr.id and d.status <> 'superseded'
+             order by d.created_at desc
+             limit greatest(0, least(coalesce((p ->> 'max_decisions')::int, 10), 50))) x),
+        'knowledge', (select coalesce(jsonb_agg(x.j order by x.updated_at desc), '[]'::jsonb) from (
+            select jsonb_build_object('id', n.id, 'title', n.title, 'kind', n.kind, 'tags', to_jsonb(n.tags),
+                     'expires_at', n.expires_at, 'updated_at', n.updated_at) as j, n.updated_at
+              from public.knowledge_notes n
+             where n.tenant_id = pr.tenant_id and n.project_id = pr.id and (n.expires_at is null or n.expires_at > now())
+             order by n.updated_at desc
+             limit greatest(0, least(coalesce((p ->> 'max_knowledge')::int, 20), 100))) x))
+  );
+end
 $$;
 
 -- ---------------------------------------------------------------------------------------------

@@ -347,9 +347,10 @@ $$;
  * elsewhere (a Supabase JWT, a test) may carry any string: such a run is a label on the activity
  * rows, never a registered run.
  */
+-- one expression with no FROM, so the planner inlines it (the lease trigger calls it on every claim)
 create or replace function bullpen.run_key() returns text
 language sql stable
-as $$ select r from (select bullpen.run_id() as r) x where r ~ '^[A-Za-z0-9._:@-]{1,128}$' $$;
+as $$ select case when bullpen.run_id() ~ '^[A-Za-z0-9._:@-]{1,128}$' then bullpen.run_id() end $$;
 
 /**
  * Registers a run under the caller. For the caller's current run the claims say how: a parent run
@@ -657,14 +658,19 @@ $$;
 
 /** Whether a task has evidence: a live code ref (not a PR closed unmerged) or attachment. */
 create or replace function bullpen.task_evidence(t public.tasks) returns jsonb
-language sql stable
+language plpgsql stable
 as $$
-  select jsonb_build_object(
-    'code_refs', (select count(*) from public.code_refs c
-                   where c.tenant_id = t.tenant_id and c.task_id = t.id
-                     and not (c.ref_type = 'pr' and c.pr_state = 'closed')),
-    'attachments', (select count(*) from public.attachments a
-                     where a.tenant_id = t.tenant_id and a.task_id = t.id and a.removed_at is null))
+#variable_conflict use_column
+begin
+  return (
+    select jsonb_build_object(
+        'code_refs', (select count(*) from public.code_refs c
+                       where c.tenant_id = t.tenant_id and c.task_id = t.id
+                         and not (c.ref_type = 'pr' and c.pr_state = 'closed')),
+        'attachments', (select count(*) from public.attachments a
+                         where a.tenant_id = t.tenant_id and a.task_id = t.id and a.removed_at is null))
+  );
+end
 $$;
 
 /** The evidence gate: a task with requires_evidence closes only with a live code ref or attachment. */
@@ -702,29 +708,39 @@ on conflict (name) do update
 
 /** task_get's provenance sections: code refs, live attachments and the evidence state. */
 create or replace function bullpen.task_related_provenance(t public.tasks) returns jsonb
-language sql stable
+language plpgsql stable
 as $$
-  select jsonb_build_object(
-    'code_refs', (select coalesce(jsonb_agg(bullpen.code_ref_json(c) order by c.created_at desc, c.id desc), '[]')
-                    from public.code_refs c where c.tenant_id = t.tenant_id and c.task_id = t.id),
-    'attachments', (select coalesce(jsonb_agg(bullpen.attachment_json(a) order by a.created_at desc, a.id desc), '[]')
-                      from public.attachments a
-                     where a.tenant_id = t.tenant_id and a.task_id = t.id and a.removed_at is null),
-    'evidence', bullpen.task_evidence(t) || jsonb_build_object('required', t.requires_evidence,
-      'met', (select (e ->> 'code_refs')::int + (e ->> 'attachments')::int > 0 from bullpen.task_evidence(t) e)))
+#variable_conflict use_column
+begin
+  return (
+    select jsonb_build_object(
+        'code_refs', (select coalesce(jsonb_agg(bullpen.code_ref_json(c) order by c.created_at desc, c.id desc), '[]')
+                        from public.code_refs c where c.tenant_id = t.tenant_id and c.task_id = t.id),
+        'attachments', (select coalesce(jsonb_agg(bullpen.attachment_json(a) order by a.created_at desc, a.id desc), '[]')
+                          from public.attachments a
+                         where a.tenant_id = t.tenant_id and a.task_id = t.id and a.removed_at is null),
+        'evidence', bullpen.task_evidence(t) || jsonb_build_object('required', t.requires_evidence,
+          'met', (select (e ->> 'code_refs')::int + (e ->> 'attachments')::int > 0 from bullpen.task_evidence(t) e)))
+  );
+end
 $$;
 
 /** The repository the caller stands in: its current run's, else the one X-Bullpen-Repo names. */
 create or replace function bullpen.caller_repository() returns public.repositories
-language sql stable
+language plpgsql stable
 as $$
-  select x.* from public.repositories x
+declare
+  v public.repositories;
+begin
+  select x.* into v from public.repositories x
    where x.tenant_id = bullpen.tenant_id()
      and x.id = coalesce(
        (select r.repository_id from public.runs r where r.tenant_id = bullpen.tenant_id() and r.run_key = bullpen.run_key()),
        (select y.id from public.repositories y
          where y.tenant_id = bullpen.tenant_id()
-           and y.remote_key = bullpen.normalize_remote(nullif(bullpen.claims() ->> 'repo', '')) ->> 'key'))
+           and y.remote_key = bullpen.normalize_remote(nullif(bullpen.claims() ->> 'repo', '')) ->> 'key'));
+  return v;
+end
 $$;
 
 /** project_brief's provenance sections: linked repositories and whether the caller's run is in one. */
