@@ -199,7 +199,10 @@ export class Limits {
       if (!(res instanceof RateLimiterRes)) throw res;
       // the bucket had fewer calls left than a reservation: take what was left (the store now reads
       // full for everyone, which is right while this instance holds the rest)
-      const left = limiter.points - (res.consumedPoints - want);
+      // A refusal from the store's in-memory block (the bucket was already empty) counts nothing:
+      // its consumedPoints is 0, so only a counted refusal can leave calls to take.
+      const counted = res.consumedPoints > 0;
+      const left = counted ? limiter.points - (res.consumedPoints - want) : 0;
       if (want > 1 && left >= 1) {
         this.hold(slot, Math.min(left, want) - 1, Date.now() + res.msBeforeNext);
         return null;

@@ -40,6 +40,25 @@ describe('shared rate limits', () => {
     expect(Number(row.expire)).toBeGreaterThan(Date.now());
   });
 
+  it('never grant more than the bucket holds, however long a flood keeps knocking', async () => {
+    // 100/s × 5 s = 500 calls a window, taken a tenth at a time by each of two instances; a flood
+    // that keeps calling after the bucket is empty is refused from memory and must not be granted
+    // reservations out of those refusals
+    const one = new Limits(settings, db);
+    const two = new Limits(settings, second);
+    let granted = 0;
+    let refused = 0;
+    for (let i = 0; i < 3000; i++) {
+      const r = await (i % 2 ? one : two).consumeWorkspace('ws-flood');
+      if (r) refused++;
+      else granted++;
+    }
+    // all of it inside one 5 s window: at most one bucket's worth
+    expect(granted).toBeLessThanOrEqual(500);
+    expect(granted).toBeGreaterThanOrEqual(400);
+    expect(refused).toBe(3000 - granted);
+  });
+
   it('keep answering from memory when the store is gone (no refusal of everything, no free pass)', async () => {
     const broken = { ...second, kind: 'pg' as const, query: async () => Promise.reject(new Error('connection terminated')) } as unknown as Db;
     const limits = new Limits(settings, broken);
