@@ -190,8 +190,8 @@ test.describe('inbox', () => {
     await expect(count).toHaveAttribute('data-count', '0');
     await expect(count).toBeHidden();
     // and it rises again with the next one
-    await a.call('comment_add', { object_type: 'task', object_id: t.task_id, body: `thanks @${name}` });
-    await expect(count).toHaveAttribute('data-count', '1');
+    expect((await a.call('comment_add', { object_type: 'task', object_id: t.task_id, body: `thanks @${name}` })).ok).toBe(true);
+    await expect(count).toHaveAttribute('data-count', '1', { timeout: 20_000 });
     await a.close();
   });
 });
