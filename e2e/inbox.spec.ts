@@ -191,7 +191,7 @@ test.describe('inbox', () => {
     await expect(count).toBeHidden();
     // and it rises again with the next one
     expect((await a.call('comment_add', { object_type: 'task', object_id: t.task_id, body: `thanks @${name}` })).ok).toBe(true);
-    await expect(count).toHaveAttribute('data-count', '1', { timeout: 20_000 });
+    await expect(count).toHaveAttribute('data-count', '1');
     await a.close();
   });
 });

@@ -134,6 +134,7 @@ export function useMarkRead() {
   const toast = useToast();
   return useCallback(
     async (input: { ids: string[] } | { all: true }) => {
+      const before = qc.getQueryData<{ notifications: Notification[]; unread_count: number }>(keys.notifications);
       qc.setQueryData<{ notifications: Notification[]; unread_count: number }>(keys.notifications, (d) => {
         if (!d) return d;
         const now = new Date().toISOString();
@@ -144,8 +145,15 @@ export function useMarkRead() {
           unread_count: 'all' in input ? 0 : Math.max(0, d.unread_count - marked),
         };
       });
+      // "Mark all read" means all that the person has seen: when every unread one is on the list,
+      // name them, so one that arrives while the call is on its way stays unread
+      let send: { ids: string[] } | { all: true } = input;
+      if ('all' in input && before) {
+        const unread = before.notifications.filter((n) => !n.read_at).map((n) => n.id);
+        if (unread.length >= before.unread_count && unread.length > 0 && unread.length <= 200) send = { ids: unread };
+      }
       try {
-        await writeTool('notification_mark_read', input);
+        await writeTool('notification_mark_read', send);
       } catch (err) {
         toast.error(err);
       }
