@@ -133,6 +133,8 @@ export class Limits {
   private readonly slots = new Map<string, Semaphore>();
   /** When each workspace last started a call (ms): who counts as active. */
   private readonly lastCall = new Map<string, number>();
+  /** Each workspace's gated database view (see gate). */
+  private readonly gated = new Map<string, { db: Db; view: Db }>();
 
   constructor(
     readonly settings: LimitSettings,
@@ -276,6 +278,10 @@ export class Limits {
    * workspace's slots for its duration. A call refused a slot fails with a retryable BUSY.
    */
   gate(db: Db, tenantId: string): Db {
+    // one gated view per workspace, reused by every call: building it (an object and three closures)
+    // per call was garbage on the hot path
+    const hit = this.gated.get(tenantId);
+    if (hit && hit.db === db) return hit.view;
     const run = async <T>(fn: () => Promise<T>): Promise<T> => {
       const r = await this.withSlot(tenantId, fn);
       if (isRefusal(r)) throw new RefusedCall(r.error);
@@ -285,7 +291,10 @@ export class Limits {
       call: (claims, fn, args) => run(() => db.call(claims, fn, args)),
       withClaims: (claims, sql) => run(() => db.withClaims(claims, sql)),
     };
-    return Object.assign(Object.create(db) as Db, gated);
+    const view = Object.assign(Object.create(db) as Db, gated);
+    if (this.gated.size >= 10_000) this.gated.clear();
+    this.gated.set(tenantId, { db, view });
+    return view;
   }
 
   /** In-flight calls of a workspace in this process (tests and the health view). */
