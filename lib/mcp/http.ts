@@ -133,11 +133,22 @@ function refusalResponse(r: Refusal, cors: Record<string, string>): Reply {
  */
 function requestedToolsets(req: McpRequest) {
   const q = req.url.indexOf('?');
-  const values = q < 0 ? [] : new URLSearchParams(req.url.slice(q + 1)).getAll('toolsets');
   const header = req.headers.get('x-bullpen-toolsets');
+  if (q < 0 && !header) return ALL_TOOLSETS;
+  const values = q < 0 ? [] : new URLSearchParams(req.url.slice(q + 1)).getAll('toolsets');
   if (header) values.push(header);
-  return parseToolsets(values);
+  // a connection names the same toolsets on every call: its selection is worked out once
+  const memo = values.join('\n');
+  let selection = selections.get(memo);
+  if (!selection) {
+    selection = parseToolsets(values);
+    if (selections.size >= 1000) selections.clear();
+    selections.set(memo, selection);
+  }
+  return selection;
 }
+const ALL_TOOLSETS = parseToolsets([]);
+const selections = new Map<string, ReturnType<typeof parseToolsets>>();
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -309,7 +320,7 @@ class NodeMcpRequest implements McpRequest {
 /**
  * The endpoint on Node's own request and response (`bullpen start`): the same checks and answers as
  * handleMcp, without building a web Request or Response for the calls answered directly. Such an
- * answer is written in one `end()` with its length, headers and body in one write.
+ * answer is written in one `end()` with its length: head and body in one write to the socket.
  */
 export async function serveMcpNode(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   try {
@@ -323,10 +334,10 @@ export async function serveMcpNode(req: http.IncomingMessage, res: http.ServerRe
         res.end();
         return;
       }
-      const bytes = Buffer.from(out.body, 'utf8');
-      out.headers['content-length'] = String(bytes.byteLength);
+      // a string, not a Buffer: Node then sends the head and the body in one write, not a writev of two
+      out.headers['content-length'] = String(Buffer.byteLength(out.body, 'utf8'));
       res.writeHead(out.status, out.headers);
-      res.end(bytes);
+      res.end(out.body, 'utf8');
       return;
     }
     await writeWebResponse(out, res);

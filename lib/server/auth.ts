@@ -47,7 +47,17 @@ export function runContextFrom(headers: HeaderSource): RunContext {
  */
 export function derivedRunKey(keyId: string, sessionId: string | null, now = new Date()): string {
   if (sessionId && /^[A-Za-z0-9-]{8,100}$/.test(sessionId)) return `mcp-${sessionId}`;
-  return `key-${keyId.replace(/-/g, '').slice(0, 12)}-${now.toISOString().slice(0, 10).replace(/-/g, '')}`;
+  return `key-${keyId.replace(/-/g, '').slice(0, 12)}-${utcDay(now.getTime())}`;
+}
+
+/** The UTC day (YYYYMMDD) of a time; every call of a day asks, so the day's name is kept until it ends. */
+let day = { from: 0, until: 0, name: '' };
+function utcDay(t: number): string {
+  if (t < day.from || t >= day.until) {
+    const from = t - (t % 86_400_000);
+    day = { from, until: from + 86_400_000, name: new Date(t).toISOString().slice(0, 10).replace(/-/g, '') };
+  }
+  return day.name;
 }
 
 type KeyRow = {
