@@ -115,7 +115,17 @@ async function main() {
     await bare.query('vacuum (analyze) tasks, activity');
   };
   const [{ server_version }] = (await bare.query('show server_version')).rows;
-  emit({ bench: 'env', postgres: server_version, node: process.version, cores: (await import('node:os')).cpus().length, seconds_per_run: SECONDS });
+  emit({
+    bench: 'env',
+    postgres: server_version,
+    node: process.version,
+    cores: (await import('node:os')).cpus().length,
+    seconds_per_run: SECONDS,
+    // the server's per-workspace cap (one workspace runs at a time here, so the "alone" cap applies)
+    // and its pool: HTTP claim-next at 32 agents runs at most that many database calls at once
+    pg_pool_max: Number(process.env.BULLPEN_PG_POOL_MAX ?? 20),
+    workspace_concurrency_alone: process.env.BULLPEN_WORKSPACE_CONCURRENCY_ALONE ? Number(process.env.BULLPEN_WORKSPACE_CONCURRENCY_ALONE) : 'half the pool',
+  });
 
   const ceiling: Record<number, number> = {};
   try {
