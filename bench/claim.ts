@@ -148,13 +148,30 @@ async function main() {
       // http
       if (MODES.has('http')) {
         const ws = await seedWorkspace(db, 'bench-http', pool, n, true);
+        await settle();
+        // where the CPU goes under load: the server process and this one (the agents' HTTP clients),
+        // from their own accounting, per claim and as a share of one core
+        const server0 = processCpuMs(server.pid!);
+        const client0 = process.cpuUsage();
         const r = await drive(n, async (i) => {
           const env = await mcpCall(server.url, ws.agents[i].key, 'task_claim', {});
           if (!env.ok) throw new Error(JSON.stringify(env));
           return env.claimed ? 'ok' : 'empty';
         });
+        const serverMs = processCpuMs(server.pid!) - server0;
+        const clientUsed = process.cpuUsage(client0);
+        const clientMs = (clientUsed.user + clientUsed.system) / 1000;
         rates.http = r.claims_per_s;
-        emit({ bench: 'claim_next', mode: 'http', concurrency: n, ...r });
+        emit({
+          bench: 'claim_next',
+          mode: 'http',
+          concurrency: n,
+          ...r,
+          server_cpu_ms_per_claim: r.claims ? Math.round((serverMs / r.claims) * 1000) / 1000 : null,
+          server_cores: Math.round((serverMs / 1000 / r.seconds) * 100) / 100,
+          client_cpu_ms_per_claim: r.claims ? Math.round((clientMs / r.claims) * 1000) / 1000 : null,
+          client_cores: Math.round((clientMs / 1000 / r.seconds) * 100) / 100,
+        });
       }
       // sql: the ceiling
       if (MODES.has('sql')) {
