@@ -90,6 +90,7 @@ async function drive(n: number, work: (i: number) => Promise<'ok' | 'empty'>) {
   await settle();
   const pg0 = postmasterPid ? postgresCpuMs(postmasterPid) : 0;
   let count = 0;
+  let firstError: string | undefined;
   let errors = 0;
   const deadline = Date.now() + SECONDS * 1000;
   const t0 = performance.now();
@@ -99,8 +100,9 @@ async function drive(n: number, work: (i: number) => Promise<'ok' | 'empty'>) {
         try {
           if ((await work(i)) === 'empty') return;
           count++;
-        } catch {
+        } catch (err) {
           errors++;
+          firstError ??= String((err as Error)?.message ?? err).slice(0, 300);
         }
       }
     }),
@@ -113,6 +115,7 @@ async function drive(n: number, work: (i: number) => Promise<'ok' | 'empty'>) {
     errors,
     seconds: Math.round(seconds * 1000) / 1000,
     claims_per_s: Math.round(count / seconds),
+    ...(firstError ? { first_error: firstError } : {}),
     ...(pgMs === null ? {} : { postgres_cpu_ms_per_claim: count ? Math.round((pgMs / count) * 1000) / 1000 : null, postgres_cores: Math.round((pgMs / 1000 / seconds) * 100) / 100 }),
   };
 }
