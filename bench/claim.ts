@@ -15,7 +15,7 @@ import { openPg } from '../lib/db/pg';
 import { migrate } from '../lib/db/migrate';
 import type { Claims, Db } from '../lib/db/types';
 import { ensureActor, ensureWorkspace, mintKey } from '../lib/server/workspace';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { emit, mcpCall, percentile } from './lib';
 import { startLocalPostgres } from '../scripts/pg-local.mjs';
 import { spawnServer } from '../scripts/server-process.mjs';
@@ -25,6 +25,22 @@ function processCpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   // utime and stime are fields 14 and 15 of the line, in clock ticks (100 per second on Linux)
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** CPU time of every process under a Postgres postmaster (its backends and workers), in ms. */
+function postgresCpuMs(postmaster: number): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ');
+      // ppid is field 4 of the line
+      if (Number(fields[1]) === postmaster) total += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    } catch {
+      // a process that ended between the listing and the read
+    }
+  }
+  return total;
 }
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -66,11 +82,15 @@ async function seedWorkspace(db: Db, name: string, tasks: number, agents: number
  * autovacuum catching up does not land on (and get charged to) whichever phase runs next.
  */
 let settle: () => Promise<void> = async () => {};
+/** The bench database's postmaster, when it runs on this machine (its processes' CPU is read from /proc). */
+let postmasterPid: number | null = null;
 
 /** Runs `work` in `n` loops for SECONDS (or until a loop reports the pool empty); counts successes. */
 async function drive(n: number, work: (i: number) => Promise<'ok' | 'empty'>) {
   await settle();
+  const pg0 = postmasterPid ? postgresCpuMs(postmasterPid) : 0;
   let count = 0;
+  let firstError: string | undefined;
   let errors = 0;
   const deadline = Date.now() + SECONDS * 1000;
   const t0 = performance.now();
@@ -80,14 +100,24 @@ async function drive(n: number, work: (i: number) => Promise<'ok' | 'empty'>) {
         try {
           if ((await work(i)) === 'empty') return;
           count++;
-        } catch {
+        } catch (err) {
           errors++;
+          firstError ??= String((err as Error)?.message ?? err).slice(0, 300);
         }
       }
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
-  return { claims: count, errors, seconds: Math.round(seconds * 1000) / 1000, claims_per_s: Math.round(count / seconds) };
+  // Postgres's own CPU over the phase (all its processes: other phases are idle then)
+  const pgMs = postmasterPid ? postgresCpuMs(postmasterPid) - pg0 : null;
+  return {
+    claims: count,
+    errors,
+    seconds: Math.round(seconds * 1000) / 1000,
+    claims_per_s: Math.round(count / seconds),
+    ...(firstError ? { first_error: firstError } : {}),
+    ...(pgMs === null ? {} : { postgres_cpu_ms_per_claim: count ? Math.round((pgMs / count) * 1000) / 1000 : null, postgres_cores: Math.round((pgMs / 1000 / seconds) * 100) / 100 }),
+  };
 }
 
 async function main() {
@@ -115,7 +145,23 @@ async function main() {
     await bare.query('vacuum (analyze) tasks, activity');
   };
   const [{ server_version }] = (await bare.query('show server_version')).rows;
-  emit({ bench: 'env', postgres: server_version, node: process.version, cores: (await import('node:os')).cpus().length, seconds_per_run: SECONDS });
+  try {
+    const [{ pid }] = (await bare.query('select pg_backend_pid() as pid')).rows;
+    postmasterPid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+  } catch {
+    postmasterPid = null; // a Postgres on another machine
+  }
+  emit({
+    bench: 'env',
+    postgres: server_version,
+    node: process.version,
+    cores: (await import('node:os')).cpus().length,
+    seconds_per_run: SECONDS,
+    // the server's per-workspace cap (one workspace runs at a time here, so the "alone" cap applies)
+    // and its pool: HTTP claim-next at 32 agents runs at most that many database calls at once
+    pg_pool_max: Number(process.env.BULLPEN_PG_POOL_MAX ?? 20),
+    workspace_concurrency_alone: process.env.BULLPEN_WORKSPACE_CONCURRENCY_ALONE ? Number(process.env.BULLPEN_WORKSPACE_CONCURRENCY_ALONE) : 'half the pool',
+  });
 
   const ceiling: Record<number, number> = {};
   try {
@@ -138,13 +184,29 @@ async function main() {
       // http
       if (MODES.has('http')) {
         const ws = await seedWorkspace(db, 'bench-http', pool, n, true);
+        // where the CPU goes under load: the server process and this one (the agents' HTTP clients),
+        // from their own accounting, per claim and as a share of one core
+        const server0 = processCpuMs(server.pid!);
+        const client0 = process.cpuUsage();
         const r = await drive(n, async (i) => {
           const env = await mcpCall(server.url, ws.agents[i].key, 'task_claim', {});
           if (!env.ok) throw new Error(JSON.stringify(env));
           return env.claimed ? 'ok' : 'empty';
         });
+        const serverMs = processCpuMs(server.pid!) - server0;
+        const clientUsed = process.cpuUsage(client0);
+        const clientMs = (clientUsed.user + clientUsed.system) / 1000;
         rates.http = r.claims_per_s;
-        emit({ bench: 'claim_next', mode: 'http', concurrency: n, ...r });
+        emit({
+          bench: 'claim_next',
+          mode: 'http',
+          concurrency: n,
+          ...r,
+          server_cpu_ms_per_claim: r.claims ? Math.round((serverMs / r.claims) * 1000) / 1000 : null,
+          server_cores: Math.round((serverMs / 1000 / r.seconds) * 100) / 100,
+          client_cpu_ms_per_claim: r.claims ? Math.round((clientMs / r.claims) * 1000) / 1000 : null,
+          client_cores: Math.round((clientMs / 1000 / r.seconds) * 100) / 100,
+        });
       }
       // sql: the ceiling
       if (MODES.has('sql')) {

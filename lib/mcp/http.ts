@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
 import {
   classifyInboundRequest,
   createMcpHandler,
@@ -16,25 +17,55 @@ import { authenticateKey, bearer, derivedRunKey, runContextFrom } from '../serve
 import { hashKey } from '../server/keys';
 import { config, requestOrigin } from '../server/config';
 import { getLimits, type Refusal } from '../server/limits';
-import { BodyTooLarge, hostAllowed, originAllowed, readBodyText } from '../server/transport';
+import { BodyTooLarge, hostAllowed, originAllowed, readBodyText, type HeaderSource } from '../server/transport';
 import { execute } from '../core/execute';
 import { callToolResult, createMcpServer, listTools, outsideToolsets, type McpContext } from './server';
 
-function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}, data?: unknown): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(data === undefined ? {} : { data }) }, id: null }), {
+/**
+ * An answer the endpoint wrote itself: status, headers and the JSON text, turned into bytes once by
+ * whichever server carries it (a web Response for the Next route, Node's own response in
+ * `bullpen start`). Answers the SDK builds stay web Responses.
+ */
+export type Reply = { status: number; headers: Record<string, string>; body: string | null };
+
+function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}, data?: unknown): Reply {
+  return {
     status,
     headers: { 'content-type': 'application/json', ...headers },
-  });
+    body: JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(data === undefined ? {} : { data }) }, id: null }),
+  };
 }
+
+/**
+ * What the endpoint reads of a request, whichever server received it: the web Request of the Next
+ * route, or Node's IncomingMessage in `bullpen start` (no undici objects on the hot path). Every
+ * check runs on this one shape, so both servers answer alike.
+ */
+export type McpRequest = {
+  method: string;
+  /** The path and query (a web Request's absolute URL also does). */
+  url: string;
+  headers: HeaderSource;
+  /** Aborted when the client goes away: a waiting call (wait_seconds) ends instead of running out. */
+  signal: AbortSignal | undefined;
+  /** The body as text, within the limit; throws BodyTooLarge. */
+  text(limit: number): Promise<string>;
+  /** The absolute URL (for the 401/403 challenge's metadata link). */
+  absoluteUrl(): string;
+  /** A web Request for the SDK, built only for a call that falls back to it (its body is passed parsed). */
+  web(): Request;
+};
 
 /** The protected-resource metadata URL advertised on 401s. */
-export function resourceMetadataUrl(req: Request): string {
-  return `${requestOrigin(req)}/.well-known/oauth-protected-resource`;
+export function resourceMetadataUrl(req: McpRequest): string {
+  return `${requestOrigin({ url: req.absoluteUrl(), headers: req.headers as Headers })}/.well-known/oauth-protected-resource`;
 }
 
-function corsHeaders(req: Request): Record<string, string> {
+const NO_CORS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+function corsHeaders(req: McpRequest): Record<string, string> {
   const origin = req.headers.get('origin');
-  if (!origin || !originAllowed(origin)) return {};
+  if (!origin || !originAllowed(origin)) return NO_CORS;
   return {
     'access-control-allow-origin': origin,
     'access-control-allow-headers':
@@ -49,9 +80,9 @@ function corsHeaders(req: Request): Record<string, string> {
  * The Host and Origin check (DNS rebinding): a request addressed to a name this server does not
  * serve, or sent by a foreign browser origin, is refused before anything else is looked at.
  */
-export function transportGuard(req: Request): Response | null {
+export function transportGuard(req: McpRequest): Reply | null {
   // a Request built in-process carries no Host header: its URL says where it was addressed
-  if (!hostAllowed(req.headers.get('host') ?? new URL(req.url).host)) {
+  if (!hostAllowed(req.headers.get('host') ?? new URL(req.absoluteUrl()).host)) {
     return jsonRpcError(403, -32000, 'host not allowed: address this server by localhost or a name in BULLPEN_PUBLIC_URL / BULLPEN_ALLOWED_HOSTS');
   }
   if (!originAllowed(req.headers.get('origin'))) {
@@ -89,7 +120,7 @@ function rememberWorkspace(hash: string, tenantId: string): void {
 }
 
 /** A rate-limit or concurrency refusal as HTTP: 429/503, Retry-After, the envelope in the JSON-RPC error's data. */
-function refusalResponse(r: Refusal, cors: Record<string, string>): Response {
+function refusalResponse(r: Refusal, cors: Record<string, string>): Reply {
   return jsonRpcError(r.status, -32000, `${r.error.code}: ${r.error.message}`, { 'retry-after': String(r.retryAfterSeconds), ...cors }, {
     ok: false,
     error: r.error,
@@ -100,13 +131,24 @@ function refusalResponse(r: Refusal, cors: Record<string, string>): Response {
  * The toolsets a request names (`?toolsets=` and X-Bullpen-Toolsets, joined). The query is parsed
  * only when there is one: most requests carry none.
  */
-function requestedToolsets(req: Request) {
+function requestedToolsets(req: McpRequest) {
   const q = req.url.indexOf('?');
-  const values = q < 0 ? [] : new URLSearchParams(req.url.slice(q + 1)).getAll('toolsets');
   const header = req.headers.get('x-bullpen-toolsets');
+  if (q < 0 && !header) return ALL_TOOLSETS;
+  const values = q < 0 ? [] : new URLSearchParams(req.url.slice(q + 1)).getAll('toolsets');
   if (header) values.push(header);
-  return parseToolsets(values);
+  // a connection names the same toolsets on every call: its selection is worked out once
+  const memo = values.join('\n');
+  let selection = selections.get(memo);
+  if (!selection) {
+    selection = parseToolsets(values);
+    if (selections.size >= 1000) selections.clear();
+    selections.set(memo, selection);
+  }
+  return selection;
 }
+const ALL_TOOLSETS = parseToolsets([]);
+const selections = new Map<string, ReturnType<typeof parseToolsets>>();
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -119,7 +161,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
  * and goes to the SDK, which answers or refuses it as the protocol says. tests/mcp/protocol.test.ts
  * checks the two paths answer alike.
  */
-async function answerDirectly(req: Request, msg: unknown, ctx: McpContext): Promise<Response | null> {
+async function answerDirectly(req: McpRequest, msg: unknown, ctx: McpContext): Promise<Reply | null> {
   if (!isPlainObject(msg) || msg.jsonrpc !== '2.0' || (typeof msg.id !== 'string' && typeof msg.id !== 'number')) return null;
   const accept = req.headers.get('accept');
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream') || !isJsonContentType(req.headers.get('content-type'))) return null;
@@ -141,7 +183,7 @@ async function answerDirectly(req: Request, msg: unknown, ctx: McpContext): Prom
   } else {
     return null;
   }
-  return new Response(JSON.stringify({ result, jsonrpc: '2.0', id: msg.id }), { status: 200, headers: { 'content-type': 'application/json' } });
+  return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ result, jsonrpc: '2.0', id: msg.id }) };
 }
 
 /** The context of a request the 2026-07-28 handler is serving, for its server factory. */
@@ -165,10 +207,10 @@ const modern = createMcpHandler(
  * The MCP endpoint: Host and Origin check → toolsets → bearer key → rate limits → body limit →
  * scope check → the request's protocol era → a per-request stateless server inside one of the
  * workspace's slots.
- * Usable in-process (tests call it with a Request) and from the Next.js route. Never throws: an
- * unexpected failure is a 500 that shows a request id, and the log has the detail under it.
+ * Never throws: an unexpected failure is a 500 that shows a request id, and the log has the detail
+ * under it.
  */
-export async function handleMcp(req: Request): Promise<Response> {
+async function answerMcp(req: McpRequest): Promise<Reply | Response> {
   try {
     return await serveMcp(req);
   } catch (err) {
@@ -183,11 +225,157 @@ export async function handleMcp(req: Request): Promise<Response> {
   }
 }
 
-async function serveMcp(req: Request): Promise<Response> {
+/** A web Request as the endpoint reads it. */
+function fromWeb(req: Request): McpRequest {
+  return {
+    method: req.method,
+    url: req.url,
+    headers: req.headers,
+    signal: req.signal,
+    text: (limit) => readBodyText(req, limit),
+    absoluteUrl: () => req.url,
+    web: () => req,
+  };
+}
+
+/** The endpoint for the Next.js route and in-process callers (tests): Request → Response. */
+export async function handleMcp(req: Request): Promise<Response> {
+  const out = await answerMcp(fromWeb(req));
+  return out instanceof Response ? out : new Response(out.body, { status: out.status, headers: out.headers });
+}
+
+/** Node's request headers (lower-cased names) behind the one method the checks use. */
+class NodeHeaders implements HeaderSource {
+  constructor(private readonly raw: http.IncomingHttpHeaders) {}
+  get(name: string): string | null {
+    const v = this.raw[name];
+    return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+  }
+}
+
+/** Node's IncomingMessage as the endpoint reads it. */
+class NodeMcpRequest implements McpRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: NodeHeaders;
+  private body: string | null = null;
+  private gone: AbortController | null = null;
+
+  constructor(
+    private readonly req: http.IncomingMessage,
+    res: http.ServerResponse,
+  ) {
+    this.method = req.method ?? 'GET';
+    this.url = req.url ?? '/';
+    this.headers = new NodeHeaders(req.headers);
+    // a client that hangs up ends a waiting call (wait_seconds) instead of letting it run out
+    res.once('close', () => {
+      if (!res.writableFinished) this.gone?.abort();
+    });
+  }
+
+  get signal(): AbortSignal {
+    return (this.gone ??= new AbortController()).signal;
+  }
+
+  text(limit: number): Promise<string> {
+    const declared = Number(this.req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLarge(limit));
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const req = this.req;
+      const onData = (c: Buffer) => {
+        size += c.byteLength;
+        if (size > limit) {
+          req.off('data', onData);
+          req.pause();
+          reject(new BodyTooLarge(limit));
+          return;
+        }
+        chunks.push(c);
+      };
+      req.on('data', onData);
+      req.once('end', () => resolve((this.body = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8'))));
+      req.once('error', reject);
+      // a client gone mid-body: what arrived is answered (to nobody) rather than left hanging
+      req.once('close', () => resolve((this.body = Buffer.concat(chunks).toString('utf8'))));
+    });
+  }
+
+  absoluteUrl(): string {
+    return `http://${this.req.headers.host ?? 'localhost'}${this.url}`;
+  }
+
+  web(): Request {
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(this.req.headers)) {
+      if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+    }
+    const hasBody = this.method !== 'GET' && this.method !== 'HEAD' && this.method !== 'OPTIONS';
+    return new Request(this.absoluteUrl(), { method: this.method, headers, body: hasBody ? (this.body ?? '') : undefined, signal: this.signal });
+  }
+}
+
+/**
+ * The endpoint on Node's own request and response (`bullpen start`): the same checks and answers as
+ * handleMcp, without building a web Request or Response for the calls answered directly. Such an
+ * answer is written in one `end()` with its length: head and body in one write to the socket.
+ */
+export async function serveMcpNode(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  try {
+    const out = await answerMcp(new NodeMcpRequest(req, res));
+    // a handler that answered before reading the whole body (413) leaves bytes on the socket:
+    // close the connection rather than parse them as the next request
+    if (!req.complete) res.shouldKeepAlive = false;
+    if (!(out instanceof Response)) {
+      if (out.body === null) {
+        res.writeHead(out.status, out.headers);
+        res.end();
+        return;
+      }
+      // a string, not a Buffer: Node then sends the head and the body in one write, not a writev of two
+      out.headers['content-length'] = String(Buffer.byteLength(out.body, 'utf8'));
+      res.writeHead(out.status, out.headers);
+      res.end(out.body, 'utf8');
+      return;
+    }
+    await writeWebResponse(out, res);
+  } catch (err) {
+    // the detail goes to the log under a request id; the caller sees only the id
+    const error = internalError(err, `${req.method} /api/mcp`);
+    res.shouldKeepAlive = false;
+    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: error.message, data: { ok: false, error } }, id: null }));
+  }
+}
+
+/** An SDK answer on Node's response: a JSON body in one piece with its length, an event stream as it comes. */
+async function writeWebResponse(response: Response, res: http.ServerResponse): Promise<void> {
+  const out: Record<string, string | string[]> = {};
+  response.headers.forEach((v, k) => {
+    out[k] = k === 'set-cookie' ? response.headers.getSetCookie() : v;
+  });
+  const streamed = response.headers.get('content-type')?.startsWith('text/event-stream');
+  if (response.body && !streamed) {
+    const bytes = Buffer.from(await response.arrayBuffer());
+    out['content-length'] = String(bytes.byteLength);
+    res.writeHead(response.status, out);
+    res.end(bytes);
+    return;
+  }
+  res.writeHead(response.status, out);
+  if (response.body) {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
+  }
+  res.end();
+}
+
+async function serveMcp(req: McpRequest): Promise<Reply | Response> {
   const refused = transportGuard(req);
   if (refused) return refused;
   const cors = corsHeaders(req);
-  if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: cors });
+  if (req.method === 'OPTIONS') return { status: 204, headers: { ...cors }, body: null };
   const toolsets = requestedToolsets(req);
   if (!toolsets.ok) {
     const message = `unknown toolset${toolsets.unknown.length > 1 ? 's' : ''} ${toolsets.unknown.join(', ')}: the toolsets are ${toolsets.valid.join(', ')}`;
@@ -215,7 +403,7 @@ async function serveMcp(req: Request): Promise<Response> {
     if (limited) return refusalResponse(limited, cors);
   }
   const run = runContextFrom(req.headers);
-  const identity = await authenticateKey(db, key, run, { sessionId: req.headers.get('mcp-session-id'), cached: true });
+  const identity = await authenticateKey(db, key, run, { sessionId: req.headers.get('mcp-session-id'), cached: true, hash });
   if (!identity) {
     return jsonRpcError(401, -32001, 'missing, unknown, revoked or expired API key: send Authorization: Bearer bp_live_…', {
       'www-authenticate': `Bearer resource_metadata="${resourceMetadataUrl(req)}"`,
@@ -236,7 +424,7 @@ async function serveMcp(req: Request): Promise<Response> {
   }
   let text: string;
   try {
-    text = await readBodyText(req, config.maxBodyBytes());
+    text = await req.text(config.maxBodyBytes());
   } catch (err) {
     if (!(err instanceof BodyTooLarge)) throw err;
     return jsonRpcError(413, -32600, `request body exceeds ${config.maxBodyBytes()} bytes`, { connection: 'close', ...cors });
@@ -275,22 +463,25 @@ async function serveMcp(req: Request): Promise<Response> {
   // news (inbox, task_claim with wait_seconds) holds no slot while it waits
   const gated = limits.gate(db, identity.claims.tenant_id);
   const ctx: McpContext = { db: gated, claims: identity.claims, scopes: identity.scopes, signal: req.signal, toolsets: toolsets.tools };
-  let res: Response;
   const direct = route.kind === 'legacy' && !issued ? await answerDirectly(req, parsed, ctx) : null;
   if (direct) {
-    res = direct;
-  } else if (route.kind === 'legacy') {
+    if (cors !== NO_CORS) Object.assign(direct.headers, cors);
+    return direct;
+  }
+  let res: Response;
+  if (route.kind === 'legacy') {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     const server = createMcpServer(ctx);
     await server.connect(transport);
-    res = await transport.handleRequest(req, { parsedBody: parsed });
+    res = await transport.handleRequest(req.web(), { parsedBody: parsed });
     // the response body is complete (JSON mode); release the per-request server
     void server.close().catch(() => {});
   } else {
     // the 2026-07-28 entry answers a ladder rejection (a header that disagrees with the body, an
     // unsupported revision) itself, before any server is built
-    contexts.set(req, ctx);
-    res = await modern.fetch(req, { parsedBody: parsed });
+    const web = req.web();
+    contexts.set(web, ctx);
+    res = await modern.fetch(web, { parsedBody: parsed });
   }
   for (const [k, v] of Object.entries(cors)) res.headers.set(k, v);
   if (issued && res.ok) res.headers.set('mcp-session-id', issued);

@@ -1,6 +1,7 @@
 import { normalizeRemote } from '../core/remote';
 import type { Claims, Db } from '../db/types';
 import { hashKey } from './keys';
+import type { HeaderSource } from './transport';
 
 export type KeyIdentity = {
   claims: Claims;
@@ -31,7 +32,7 @@ export function runIdFrom(headers: Headers): string | null {
  * X-Bullpen-Repo (a git remote; kept only as its credential-free normalised URL). Malformed values
  * are ignored.
  */
-export function runContextFrom(headers: Headers): RunContext {
+export function runContextFrom(headers: HeaderSource): RunContext {
   return {
     run_id: runKeyOf(headers.get('x-bullpen-run')),
     parent_run_id: runKeyOf(headers.get('x-bullpen-parent-run')),
@@ -46,7 +47,17 @@ export function runContextFrom(headers: Headers): RunContext {
  */
 export function derivedRunKey(keyId: string, sessionId: string | null, now = new Date()): string {
   if (sessionId && /^[A-Za-z0-9-]{8,100}$/.test(sessionId)) return `mcp-${sessionId}`;
-  return `key-${keyId.replace(/-/g, '').slice(0, 12)}-${now.toISOString().slice(0, 10).replace(/-/g, '')}`;
+  return `key-${keyId.replace(/-/g, '').slice(0, 12)}-${utcDay(now.getTime())}`;
+}
+
+/** The UTC day (YYYYMMDD) of a time; every call of a day asks, so the day's name is kept until it ends. */
+let day = { from: 0, until: 0, name: '' };
+function utcDay(t: number): string {
+  if (t < day.from || t >= day.until) {
+    const from = t - (t % 86_400_000);
+    day = { from, until: from + 86_400_000, name: new Date(t).toISOString().slice(0, 10).replace(/-/g, '') };
+  }
+  return day.name;
 }
 
 type KeyRow = {
@@ -115,10 +126,11 @@ export async function authenticateKey(
   db: Db,
   key: string | null,
   run: RunContext | string | null = null,
-  opts: { sessionId?: string | null; cached?: boolean } = {},
+  opts: { sessionId?: string | null; cached?: boolean; hash?: string | null } = {},
 ): Promise<KeyIdentity | null> {
   if (!key || !key.startsWith('bp_') || key.length > 200) return null;
-  const r = await lookupKey(db, hashKey(key), opts.cached ?? false);
+  // the MCP endpoint has hashed the key already (for its rate-limit bucket)
+  const r = await lookupKey(db, opts.hash ?? hashKey(key), opts.cached ?? false);
   if (!r) return null;
   const ctx: RunContext = typeof run === 'string' || run === null
     ? { run_id: runKeyOf(run), parent_run_id: null, run_group: null, repo: null }
@@ -145,7 +157,7 @@ export async function authenticateKey(
 }
 
 /** The bearer token of an Authorization header, or null. Query-string keys are never read. */
-export function bearer(headers: Headers): string | null {
+export function bearer(headers: HeaderSource): string | null {
   const h = headers.get('authorization');
   const m = h?.match(/^Bearer\s+(\S+)$/i);
   return m ? m[1] : null;
