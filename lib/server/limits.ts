@@ -216,10 +216,10 @@ export class Limits {
       return null;
     } catch (res) {
       if (!(res instanceof RateLimiterRes)) throw res;
-      // the bucket had fewer calls left than a reservation: take what was left (the store now reads
-      // full for everyone, which is right while this instance holds the rest)
-      // A refusal from the store's in-memory block (the bucket was already empty) counts nothing:
-      // its consumedPoints is 0, so only a counted refusal can leave calls to take.
+      // The bucket had fewer calls left than a reservation: take what was left (the store now reads
+      // full for everyone, which is right while this instance holds the rest). A refusal from the
+      // store's in-memory block (the bucket was already empty) counted nothing: its consumedPoints
+      // is 0, so only a counted refusal can leave calls to take.
       const counted = res.consumedPoints > 0;
       const left = counted ? limiter.points - (res.consumedPoints - want) : 0;
       if (want > 1 && left >= 1) {
