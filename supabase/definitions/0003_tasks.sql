@@ -1163,6 +1163,7 @@ declare
   v_next jsonb;
   v_inbox jsonb;
   v_since timestamptz;
+  v_recent_n int;
 begin
   select * into v_actor from public.actors where tenant_id = v_tenant and id = v_me;
   -- where the delta starts: last seen, or where this run's series left off (provenance hook)
@@ -1229,27 +1230,51 @@ begin
   end if;
   if 'delta' = any (v_include) then
     -- the newest 500 changes by others since last seen; older ones are summarised by count only.
-    -- The window is read newest-first off activity_tenant_at_idx and stops at the time bound or at
-    -- 500 rows, whichever comes first: one plan serves a visit a second ago and a first visit alike,
-    -- so the session keeps it (a time bound ordered by id needed a custom plan per call).
+    -- The common visit first: the 16 newest changes by others, whatever the bound, then the bound
+    -- applied to them. Holding no bound, that statement's plan is the same for every call and the
+    -- session keeps it; when fewer than 16 pass the bound, they are every change since it (read
+    -- newest first, the first one at or before the bound ends the run).
     with w as materialized (
-      select ac.id, ac.verb, ac.summary, ac.object_type, ac.object_id, ac.actor_id, ac.at, ac.tenant_id
-        from public.activity ac
-       where ac.tenant_id = v_tenant and ac.at > coalesce(v_since, '-infinity')
-         and ac.actor_id is distinct from v_me and ac.verb <> 'inbox.changed'
-       order by ac.at desc, ac.id desc limit 500)
-    select jsonb_build_object(
+      select r.* from (
+        select ac.id, ac.verb, ac.summary, ac.object_type, ac.object_id, ac.actor_id, ac.at, ac.tenant_id
+          from public.activity ac
+         where ac.tenant_id = v_tenant and ac.actor_id is distinct from v_me and ac.verb <> 'inbox.changed'
+         order by ac.at desc, ac.id desc limit 16) r
+       where r.at > coalesce(v_since, '-infinity'))
+    select c.n, jsonb_build_object(
       'since', v_since,
       'first_visit', v_since is null,
       'count', c.n,
-      'truncated', c.n >= 500,
+      'truncated', false,
       'by_verb', coalesce((select jsonb_object_agg(v.verb, v.n) from (select w.verb, count(*) n from w group by w.verb) v), '{}'),
       'recent', coalesce((select jsonb_agg(jsonb_build_object('seq', x.id, 'verb', x.verb, 'summary', x.summary,
           'object_type', x.object_type, 'object_id', x.object_id, 'actor', a.display_name, 'at', x.at) order by x.id desc)
           from (select * from w order by w.id desc limit 15) x
           left join public.actors a on a.tenant_id = x.tenant_id and a.id = x.actor_id), '[]'))
-      into v_delta
-      from (select count(*) n from w) c;
+      into v_recent_n, v_delta
+      from (select count(*)::int n from w) c;
+    if v_recent_n >= 16 then
+      -- More changes than that: read newest-first off activity_tenant_at_idx down to the bound or
+      -- 500 rows. Its plan depends on the bound, so it is planned per call.
+      with w as materialized (
+        select ac.id, ac.verb, ac.summary, ac.object_type, ac.object_id, ac.actor_id, ac.at, ac.tenant_id
+          from public.activity ac
+         where ac.tenant_id = v_tenant and ac.at > coalesce(v_since, '-infinity')
+           and ac.actor_id is distinct from v_me and ac.verb <> 'inbox.changed'
+         order by ac.at desc, ac.id desc limit 500)
+      select jsonb_build_object(
+        'since', v_since,
+        'first_visit', v_since is null,
+        'count', c.n,
+        'truncated', c.n >= 500,
+        'by_verb', coalesce((select jsonb_object_agg(v.verb, v.n) from (select w.verb, count(*) n from w group by w.verb) v), '{}'),
+        'recent', coalesce((select jsonb_agg(jsonb_build_object('seq', x.id, 'verb', x.verb, 'summary', x.summary,
+            'object_type', x.object_type, 'object_id', x.object_id, 'actor', a.display_name, 'at', x.at) order by x.id desc)
+            from (select * from w order by w.id desc limit 15) x
+            left join public.actors a on a.tenant_id = x.tenant_id and a.id = x.actor_id), '[]'))
+        into v_delta
+        from (select count(*) n from w) c;
+    end if;
     v_out := v_out || jsonb_build_object('delta', v_delta);
   end if;
   update public.actors set last_seen_at = now() where tenant_id = v_tenant and id = v_me;
