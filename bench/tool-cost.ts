@@ -21,6 +21,8 @@ import { startLocalPostgres } from '../scripts/pg-local.mjs';
 const N = Number(process.env.BENCH_CALLS ?? 300);
 const TASKS = Number(process.env.BENCH_TASKS ?? 5000);
 const ACTORS = 50;
+/** BENCH_PROJECTS=N: N−1 more projects, each with newer activity than the measured one (default 1). */
+const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 1);
 const MODES = new Set((process.env.BENCH_MODES ?? 'rpc,executor,http').split(','));
 const TOOLS = process.env.BENCH_TOOLS ? new Set(process.env.BENCH_TOOLS.split(',')) : null;
 /**
@@ -98,6 +100,20 @@ async function main() {
       if (!env.ok) throw new Error(`handoff_create: ${env.error.message}`);
       handoffs.push(String(env.handoff_id));
     }
+  }
+  if (PROJECTS > 1) {
+    // other projects' activity, newer than the measured project's: project_brief's recent activity
+    // must not walk it to find its own
+    await db.query(
+      `insert into public.projects (tenant_id, key, title, owner_actor_id) select $1, 'OTHER' || g, 'Other ' || g, $2 from generate_series(2, $3) g`,
+      [ws.id, owner.id, PROJECTS],
+    );
+    await db.query(
+      `insert into public.activity (tenant_id, project_id, actor_id, verb, object_type, object_id, summary)
+       select p.tenant_id, p.id, $2, 'project.updated', 'project', p.id, 'other work' from public.projects p, generate_series(1, 400)
+        where p.tenant_id = $1 and p.key <> 'COST'`,
+      [ws.id, owner.id],
+    );
   }
   await db.query('vacuum analyze');
   const client = new pg.Client({ connectionString: url.toString() });

@@ -480,15 +480,19 @@ as $$
 declare
   v_task public.tasks;
 begin
+    -- two bounds, not one or: an or of them is a filter after the tenant policy, not an index condition
     with lapsed as materialized (
-      select l.id from public.tasks l
-       where l.tenant_id = v_tenant and l.status = 'in_progress'
-         and coalesce(l.lease_expires_at, '-infinity') <= now()
-       limit 256
+      (select l.id from public.tasks l
+        where l.tenant_id = v_tenant and l.status = 'in_progress' and l.lease_expires_at <= now()
+        limit 256)
+      union all
+      (select l.id from public.tasks l
+        where l.tenant_id = v_tenant and l.status = 'in_progress' and l.lease_expires_at is null
+        limit 256)
     )
     select t.* into v_task from public.tasks t join lapsed on lapsed.id = t.id
      where t.tenant_id = v_tenant and t.status = 'in_progress'
-       and coalesce(t.lease_expires_at, '-infinity') <= now()
+       and (t.lease_expires_at is null or t.lease_expires_at <= now())
        and (t.assignee_actor_id is null or t.assignee_actor_id = v_me or t.assignee_actor_id = t.lease_actor_id)
        and (v_project is null or t.project_id = v_project)
        and (v_in_repos is null or t.project_id = any (v_in_repos))
@@ -593,16 +597,17 @@ begin
     end if;
     -- Two sources of claimable work, each read in priority order with SKIP LOCKED so concurrent
     -- claimers pass each other instead of queueing: in-progress work whose lease lapsed (rare,
-    -- found through tasks_lease_idx), then todo work that ranks strictly before it (tasks_ready_idx;
+    -- found through tasks_lapsed_idx), then todo work that ranks strictly before it (tasks_ready_idx;
     -- claimed rows leave that index, so the scan never steps over work others hold).
-    -- The lapsed leases are gathered through tasks_lease_idx first (materialized, so the planner
+    -- The lapsed leases are gathered through tasks_lapsed_idx first (materialized, so the planner
     -- cannot trade it for a walk of the whole workspace in priority order hoping to meet one).
     if v_project is null and v_in_repos is null and p ->> 'label' is null then
-      -- the common call: lapsed leases are rare, so one probe of tasks_lease_idx decides whether
+      -- the common call: lapsed leases are rare, so one probe of tasks_lapsed_idx decides whether
       -- the slower search behind them runs at all
       if exists (select 1 from public.tasks l
-                  where l.tenant_id = v_tenant and l.status = 'in_progress'
-                    and coalesce(l.lease_expires_at, '-infinity') <= now()) then
+                  where l.tenant_id = v_tenant and l.status = 'in_progress' and l.lease_expires_at <= now())
+         or exists (select 1 from public.tasks l
+                     where l.tenant_id = v_tenant and l.status = 'in_progress' and l.lease_expires_at is null) then
         v_exp := bullpen.claim_lapsed(v_tenant, v_me, p, null, null);
       end if;
       if v_exp.id is null then
@@ -771,10 +776,14 @@ alter function public.task_link(jsonb) owner to bullpen_writer;
 
 -- Listings paginate by keyset: the cursor carries the last row's sort values, so a page never
 -- repeats or skips a row when earlier rows change.
+-- force_generic_plan: the static page statements below take the page size as a parameter, which
+-- prices a generic plan above a custom one, so the default cache replanned them on every call.
+-- The filtered shapes go through execute, which plans every call whatever this says.
 create or replace function public.task_query(p jsonb) returns jsonb
 language plpgsql stable
 security definer
 set search_path = ''
+set plan_cache_mode = force_generic_plan
 as $$
 declare
   v_limit int := greatest(1, least(coalesce((p ->> 'limit')::int, 50), 500));
@@ -857,7 +866,60 @@ begin
     -- only the text search reads the project (its key is part of a ref); every task has one
     case when p ->> 'q' is not null then ' join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id' else '' end,
     array_to_string(v_where, ' and '), v_sort, v_limit + 1);
-  if v_cursor is null then
+  if v_cursor is null and v_order = 'priority' and coalesce(p ->> 'state', 'ready') = 'ready'
+     and not (p ?| array['assignee_actor_id', 'status', 'label', 'due_before', 'q']) then
+    -- The agent loop's shapes (the ready pool or a project's tasks, first page, by priority) as static
+    -- statements, whose plans the session keeps; an execute is planned on every call.
+    -- Ready is todo (off tasks_ready_idx, in page order) or a lapsed lease (off tasks_lapsed_idx):
+    -- as one predicate, the scan in page order walked every live claim at the top priorities.
+    if p ->> 'state' = 'ready' and v_project is not null then
+      v_ids := array(select u.id from (
+          (select t.id, t.priority, t.created_at from public.tasks t
+            where t.tenant_id = v_tenant and t.status = 'todo' and t.project_id = v_project
+              and not exists (select 1 from public.task_dependencies d
+                                join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+                               where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')
+            order by t.priority, t.created_at, t.id limit v_limit + 1)
+          union all
+          (select t.id, t.priority, t.created_at from (
+              -- offset 0 keeps the project test outside: the lapsed leases are few, the project's live claims many
+              (select t.* from public.tasks t
+                where t.tenant_id = v_tenant and t.status = 'in_progress' and t.lease_expires_at <= now() offset 0)
+              union all
+              (select t.* from public.tasks t
+                where t.tenant_id = v_tenant and t.status = 'in_progress' and t.lease_expires_at is null offset 0)) t
+            where t.project_id = v_project
+              and not exists (select 1 from public.task_dependencies d
+                                join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+                               where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done'))) u
+        order by u.priority, u.created_at, u.id limit v_limit + 1);
+    elsif p ->> 'state' = 'ready' then
+      v_ids := array(select u.id from (
+          (select t.id, t.priority, t.created_at from public.tasks t
+            where t.tenant_id = v_tenant and t.status = 'todo'
+              and not exists (select 1 from public.task_dependencies d
+                                join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+                               where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')
+            order by t.priority, t.created_at, t.id limit v_limit + 1)
+          union all
+          (select t.id, t.priority, t.created_at from (
+              (select t.* from public.tasks t
+                where t.tenant_id = v_tenant and t.status = 'in_progress' and t.lease_expires_at <= now() offset 0)
+              union all
+              (select t.* from public.tasks t
+                where t.tenant_id = v_tenant and t.status = 'in_progress' and t.lease_expires_at is null offset 0)) t
+            where not exists (select 1 from public.task_dependencies d
+                                join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+                               where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done'))) u
+        order by u.priority, u.created_at, u.id limit v_limit + 1);
+    elsif v_project is not null then
+      v_ids := array(select t.id from public.tasks t where t.tenant_id = v_tenant and t.project_id = v_project
+                      order by t.priority, t.created_at, t.id limit v_limit + 1);
+    else
+      v_ids := array(select t.id from public.tasks t where t.tenant_id = v_tenant
+                      order by t.priority, t.created_at, t.id limit v_limit + 1);
+    end if;
+  elsif v_cursor is null then
     execute v_sql into v_ids using p, v_cursor, v_order, v_project, v_tenant;
   else
     begin
@@ -970,9 +1032,14 @@ begin
          join public.tasks t on t.tenant_id = d.tenant_id and t.id = d.task_id
          join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
         where d.tenant_id = v_tenant and t.project_id = p_project_id and t.status = 'todo' and dt.status <> 'done')
-    + (select count(*) from public.tasks t
-        where t.tenant_id = v_tenant and t.status = 'in_progress' and coalesce(t.lease_expires_at, '-infinity') <= now()
-          and t.project_id = p_project_id
+    -- lapsed leases first, then their project (offset 0): the project's live claims are many
+    + (select count(*) from (
+           (select t.* from public.tasks t
+             where t.tenant_id = v_tenant and t.status = 'in_progress' and t.lease_expires_at <= now() offset 0)
+           union all
+           (select t.* from public.tasks t
+             where t.tenant_id = v_tenant and t.status = 'in_progress' and t.lease_expires_at is null offset 0)) t
+        where t.project_id = p_project_id
           and not exists (select 1 from public.task_dependencies d
                             join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
                            where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done'));
@@ -1071,8 +1138,9 @@ end
 $$;
 alter function public.project_brief(jsonb) owner to bullpen_writer;
 
--- The default plan cache: statements keyed by tenant and actor settle on generic plans; the delta
--- (since last seen) keeps a custom plan, as the time bound decides whether activity_tenant_at_idx pays.
+-- The default plan cache: statements keyed by tenant and actor settle on generic plans. The delta
+-- (since last seen) is still planned per call, but as one small scan; force_generic_plan on the
+-- whole function was measured and lost: the inbox's generic plan ran twice as long as it planned.
 -- force_custom_plan here replanned every statement, nested helpers included, on every call.
 create or replace function public.whoami(p jsonb) returns jsonb
 language plpgsql
@@ -1081,6 +1149,9 @@ set search_path = ''
 as $$
 declare
   v_me uuid := bullpen.require_actor();
+  -- read once: each v_tenant written in a statement parses the claims again, per row
+  -- where it ends up in a filter
+  v_tenant uuid := bullpen.tenant_id();
   v_actor public.actors;
   v_include text[] := coalesce(nullif(bullpen.text_array(p -> 'include'), '{}'),
                                array['tasks', 'inbox', 'delta', 'projects']);
@@ -1092,14 +1163,15 @@ declare
   v_next jsonb;
   v_inbox jsonb;
   v_since timestamptz;
+  v_recent_n int;
 begin
-  select * into v_actor from public.actors where tenant_id = bullpen.tenant_id() and id = v_me;
+  select * into v_actor from public.actors where tenant_id = v_tenant and id = v_me;
   -- where the delta starts: last seen, or where this run's series left off (provenance hook)
   v_since := bullpen.run_delta_since(v_actor.last_seen_at);
   -- counted up to a cap: "100+ ready" orients an agent as well as an exact figure, at a fixed cost
   select count(*) into v_pool from (
     select 1 from public.tasks t
-     where t.tenant_id = bullpen.tenant_id()
+     where t.tenant_id = v_tenant
        and (t.status = 'todo' or (t.status = 'in_progress' and (t.lease_expires_at is null or t.lease_expires_at <= now())))
        and (t.assignee_actor_id is null or t.assignee_actor_id = v_me or t.assignee_actor_id = t.lease_actor_id)
        and not exists (select 1 from public.task_dependencies d
@@ -1111,7 +1183,7 @@ begin
     select bullpen.task_row_json(o.t, pr.key, ob.n) as j, o.o, (o.t).priority, (o.t).seq
       from (select t, case t.status when 'in_progress' then 0 when 'in_review' then 1 else 2 end as o
               from public.tasks t
-             where t.tenant_id = bullpen.tenant_id() and t.assignee_actor_id = v_me
+             where t.tenant_id = v_tenant and t.assignee_actor_id = v_me
                and t.status not in ('done', 'cancelled', 'failed')
              order by 2, t.priority, t.seq limit 25) o
       join public.projects pr on pr.tenant_id = (o.t).tenant_id and pr.id = (o.t).project_id
@@ -1127,7 +1199,7 @@ begin
     when v_pool > 0 then jsonb_build_object('tool', 'task_claim', 'arguments', '{}'::jsonb,
       'why', format('%s ready task%s in the pool; claim the highest-priority one',
                     case when v_pool > 100 then '100+' else v_pool::text end, case when v_pool = 1 then '' else 's' end))
-    when exists (select 1 from public.projects where tenant_id = bullpen.tenant_id()) then
+    when exists (select 1 from public.projects where tenant_id = v_tenant) then
       jsonb_build_object('tool', 'task_query', 'arguments', jsonb_build_object('state', 'blocked'),
         'why', 'nothing is ready; see what is blocked, or plan new work with task_create_many')
     else jsonb_build_object('tool', 'project_create', 'arguments', jsonb_build_object('title', 'My first project'),
@@ -1135,7 +1207,7 @@ begin
   end;
   v_out := jsonb_build_object(
     'actor', bullpen.actor_json(v_actor),
-    'tenant', (select jsonb_build_object('id', t.id, 'slug', t.slug, 'name', t.name) from public.tenants t where t.id = bullpen.tenant_id()),
+    'tenant', (select jsonb_build_object('id', t.id, 'slug', t.slug, 'name', t.name) from public.tenants t where t.id = v_tenant),
     'run_id', bullpen.run_id(),
     'pool', jsonb_build_object('ready', least(v_pool, 100), 'more', v_pool > 100),
     'hints', jsonb_build_object('next', v_next));
@@ -1153,35 +1225,59 @@ begin
   if 'projects' = any (v_include) then
     v_out := v_out || jsonb_build_object('projects', (select coalesce(jsonb_agg(jsonb_build_object('id', pr.id, 'key', pr.key,
         'title', pr.title, 'status', pr.status) order by pr.key), '[]') from (
-        select * from public.projects where tenant_id = bullpen.tenant_id() and status in ('planned', 'active')
+        select * from public.projects where tenant_id = v_tenant and status in ('planned', 'active')
          order by key limit 20) pr));
   end if;
   if 'delta' = any (v_include) then
-    -- the newest 500 changes by others since last seen; older ones are summarised by count only
-    select jsonb_build_object(
+    -- the newest 500 changes by others since last seen; older ones are summarised by count only.
+    -- The common visit first: the 16 newest changes by others, whatever the bound, then the bound
+    -- applied to them. Holding no bound, that statement's plan is the same for every call and the
+    -- session keeps it; when fewer than 16 pass the bound, they are every change since it (read
+    -- newest first, the first one at or before the bound ends the run).
+    with w as materialized (
+      select r.* from (
+        select ac.id, ac.verb, ac.summary, ac.object_type, ac.object_id, ac.actor_id, ac.at, ac.tenant_id
+          from public.activity ac
+         where ac.tenant_id = v_tenant and ac.actor_id is distinct from v_me and ac.verb <> 'inbox.changed'
+         order by ac.at desc, ac.id desc limit 16) r
+       where r.at > coalesce(v_since, '-infinity'))
+    select c.n, jsonb_build_object(
       'since', v_since,
       'first_visit', v_since is null,
-      'count', count(*),
-      'truncated', count(*) >= 500,
-      'by_verb', coalesce((select jsonb_object_agg(verb, n) from (
-          select y.verb, count(*) n from (
-            select ac.verb from public.activity ac
-             where ac.tenant_id = bullpen.tenant_id() and ac.actor_id is distinct from v_me and ac.verb <> 'inbox.changed'
-               and ac.at > coalesce(v_since, '-infinity')
-             order by ac.id desc limit 500) y group by y.verb) v), '{}'),
-      'recent', coalesce(jsonb_agg(jsonb_build_object('seq', x.id, 'verb', x.verb, 'summary', x.summary,
-          'object_type', x.object_type, 'object_id', x.object_id, 'actor', x.actor, 'at', x.at) order by x.id desc)
-          filter (where x.rn <= 15), '[]'))
-      into v_delta
-      from (select ac.*, a.display_name as actor, row_number() over (order by ac.id desc) rn
-              from (select * from public.activity ac
-                     where ac.tenant_id = bullpen.tenant_id() and ac.actor_id is distinct from v_me and ac.verb <> 'inbox.changed'
-                       and ac.at > coalesce(v_since, '-infinity')
-                     order by ac.id desc limit 500) ac
-              left join public.actors a on a.tenant_id = ac.tenant_id and a.id = ac.actor_id) x;
+      'count', c.n,
+      'truncated', false,
+      'by_verb', coalesce((select jsonb_object_agg(v.verb, v.n) from (select w.verb, count(*) n from w group by w.verb) v), '{}'),
+      'recent', coalesce((select jsonb_agg(jsonb_build_object('seq', x.id, 'verb', x.verb, 'summary', x.summary,
+          'object_type', x.object_type, 'object_id', x.object_id, 'actor', a.display_name, 'at', x.at) order by x.id desc)
+          from (select * from w order by w.id desc limit 15) x
+          left join public.actors a on a.tenant_id = x.tenant_id and a.id = x.actor_id), '[]'))
+      into v_recent_n, v_delta
+      from (select count(*)::int n from w) c;
+    if v_recent_n >= 16 then
+      -- More changes than that: read newest-first off activity_tenant_at_idx down to the bound or
+      -- 500 rows. Its plan depends on the bound, so it is planned per call.
+      with w as materialized (
+        select ac.id, ac.verb, ac.summary, ac.object_type, ac.object_id, ac.actor_id, ac.at, ac.tenant_id
+          from public.activity ac
+         where ac.tenant_id = v_tenant and ac.at > coalesce(v_since, '-infinity')
+           and ac.actor_id is distinct from v_me and ac.verb <> 'inbox.changed'
+         order by ac.at desc, ac.id desc limit 500)
+      select jsonb_build_object(
+        'since', v_since,
+        'first_visit', v_since is null,
+        'count', c.n,
+        'truncated', c.n >= 500,
+        'by_verb', coalesce((select jsonb_object_agg(v.verb, v.n) from (select w.verb, count(*) n from w group by w.verb) v), '{}'),
+        'recent', coalesce((select jsonb_agg(jsonb_build_object('seq', x.id, 'verb', x.verb, 'summary', x.summary,
+            'object_type', x.object_type, 'object_id', x.object_id, 'actor', a.display_name, 'at', x.at) order by x.id desc)
+            from (select * from w order by w.id desc limit 15) x
+            left join public.actors a on a.tenant_id = x.tenant_id and a.id = x.actor_id), '[]'))
+        into v_delta
+        from (select count(*) n from w) c;
+    end if;
     v_out := v_out || jsonb_build_object('delta', v_delta);
   end if;
-  update public.actors set last_seen_at = now() where tenant_id = bullpen.tenant_id() and id = v_me;
+  update public.actors set last_seen_at = now() where tenant_id = v_tenant and id = v_me;
   return v_out;
 end
 $$;

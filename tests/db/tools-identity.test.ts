@@ -134,6 +134,22 @@ describe('whoami', () => {
     expect(third.delta.count).toBe(0);
     expect(new Date(third.delta.since).getTime()).toBeGreaterThan(new Date(second.delta.since).getTime());
   });
+
+  it('counts every change since last seen on either side of the 16 newest it reads first', async () => {
+    const t = await seedTenant(db);
+    ok(await t.human.call('project_create', { title: 'Many', key: 'MNY' }));
+    ok(await t.agent.call('whoami'));
+    for (const n of [15, 16, 17, 40]) {
+      await tick();
+      for (let i = 0; i < n; i++) ok(await t.human.call('task_create', { project_id: 'MNY', title: `change ${n}.${i}` }));
+      await tick();
+      const r = ok(await t.agent.call('whoami'));
+      expect(r.delta).toMatchObject({ count: n, truncated: false, by_verb: { 'task.created': n } });
+      expect(r.delta.recent).toHaveLength(15);
+      expect(r.delta.recent[0].summary).toContain(`change ${n}.${n - 1}`);
+      expect(r.delta.recent[14].summary).toContain(`change ${n}.${n - 15}`);
+    }
+  });
 });
 
 describe('register_actor', () => {
