@@ -546,65 +546,94 @@ create or replace function bullpen.inbox_collect(p_actor uuid, p_kinds text[], p
 language plpgsql stable
 as $$
 #variable_conflict use_column
+declare
+  -- read once: bullpen.tenant_id() written in a statement parses the claims again for every row
+  v_tenant uuid := bullpen.tenant_id();
+  v_h_ids uuid[];
+  v_h_at timestamptz[];
+  v_r_ids uuid[];
+  v_r_at timestamptz[];
+  v_n_ids uuid[] := '{}';
+  v_n_at timestamptz[] := '{}';
+  v_h_count int;
+  v_r_count int;
+  v_n_count bigint;
+  v_items jsonb;
 begin
-  return (
-    -- ids and sort keys first; the JSON is built for the page only
-      with handoff_items as (
-        select h.id, 'handoff'::text as kind, h.created_at as at
-          from public.handoff_recipients r
-          join public.handoffs h on h.tenant_id = r.tenant_id and h.id = r.handoff_id
-         where r.tenant_id = bullpen.tenant_id() and r.actor_id = p_actor
-           and (h.status = 'open' or (h.status = 'claimed' and h.claimed_by_actor_id = p_actor))
-           and not exists (select 1 from public.handoff_acks k
-                            where k.tenant_id = r.tenant_id and k.actor_id = p_actor and k.handoff_id = h.id and k.item = 'handoff')
-      ), response_items as (
-        select h.id, 'response'::text as kind, h.responded_at as at
-          from public.handoffs h
-         where h.tenant_id = bullpen.tenant_id() and h.from_actor_id = p_actor and h.responded_at is not null
-           and h.responded_by_actor_id <> p_actor
-           and (h.status = 'responded' or h.resolved_by_actor_id is distinct from p_actor)
-           and not exists (select 1 from public.handoff_acks k
-                            where k.tenant_id = h.tenant_id and k.actor_id = p_actor and k.handoff_id = h.id and k.item = 'response')
-      ), notification_items as (
-        select n.id, 'notification'::text as kind, n.created_at as at
-          from public.notifications n
-         where n.tenant_id = bullpen.tenant_id() and n.recipient_actor_id = p_actor and n.read_at is null
-           and not (n.kind = any (bullpen.inbox_mirror_kinds()))
-      ), page as (
-        select * from (
-          select * from handoff_items where 'handoff' = any (p_kinds)
-          union all
-          select * from response_items where 'response' = any (p_kinds)
-          union all
-          select * from notification_items where 'notification' = any (p_kinds)
-        ) e
-        order by at, id
-        limit p_limit
-      )
-      select jsonb_build_object(
-        'items', coalesce((
-          select jsonb_agg(case
-              when pg.kind = 'notification' then jsonb_build_object('id', pg.id, 'kind', pg.kind, 'at', pg.at, 'summary', n.title,
-                'notification', bullpen.notification_json(n))
-              when pg.kind = 'response' then jsonb_build_object('id', pg.id, 'kind', pg.kind, 'at', pg.at,
-                'summary', format('%s answered "%s": %s', bullpen.coord_actor_name(h.tenant_id, h.responded_by_actor_id), h.title,
-                                  coalesce(h.response ->> 'chosen_option', left(h.response ->> 'text', 120), 'see response')),
-                'handoff', bullpen.handoff_json(h))
-              else jsonb_build_object('id', pg.id, 'kind', pg.kind, 'at', pg.at,
-                'summary', format('%s from %s: %s', h.kind, bullpen.coord_actor_name(h.tenant_id, h.from_actor_id), h.title),
-                'handoff', bullpen.handoff_json(h))
-            end order by pg.at, pg.id)
-            from page pg
-            left join public.handoffs h on pg.kind <> 'notification' and h.tenant_id = bullpen.tenant_id() and h.id = pg.id
-            left join public.notifications n on pg.kind = 'notification' and n.tenant_id = bullpen.tenant_id() and n.id = pg.id), '[]'),
-        'total', (select count(*) from handoff_items where 'handoff' = any (p_kinds))
-               + (select count(*) from response_items where 'response' = any (p_kinds))
-               + (select count(*) from notification_items where 'notification' = any (p_kinds)),
-        'counts', jsonb_build_object(
-          'handoff', (select count(*) from handoff_items),
-          'response', (select count(*) from response_items),
-          'notification', (select count(*) from notification_items)))
-  );
+  -- One statement per item kind, each with a plan the session keeps: the single statement that
+  -- joined the kinds, the page and the counts was planned on every call (its generic plan scanned
+  -- every handoff and notification). An actor's open handoffs and unanswered responses are few,
+  -- so those come whole (their count is the array's length); unread notifications can pile up, so
+  -- they are counted on the partial index and only the first page's worth is read.
+  select coalesce(array_agg(h.id order by h.created_at, h.id), '{}'),
+         coalesce(array_agg(h.created_at order by h.created_at, h.id), '{}')
+    into v_h_ids, v_h_at
+    from public.handoff_recipients r
+    join public.handoffs h on h.tenant_id = r.tenant_id and h.id = r.handoff_id
+   where r.tenant_id = v_tenant and r.actor_id = p_actor
+     and (h.status = 'open' or (h.status = 'claimed' and h.claimed_by_actor_id = p_actor))
+     and not exists (select 1 from public.handoff_acks k
+                      where k.tenant_id = v_tenant and k.actor_id = p_actor and k.handoff_id = h.id and k.item = 'handoff');
+  select coalesce(array_agg(h.id order by h.responded_at, h.id), '{}'),
+         coalesce(array_agg(h.responded_at order by h.responded_at, h.id), '{}')
+    into v_r_ids, v_r_at
+    from public.handoffs h
+   where h.tenant_id = v_tenant and h.from_actor_id = p_actor and h.responded_at is not null
+     and h.responded_by_actor_id <> p_actor
+     and (h.status = 'responded' or h.resolved_by_actor_id is distinct from p_actor)
+     and not exists (select 1 from public.handoff_acks k
+                      where k.tenant_id = v_tenant and k.actor_id = p_actor and k.handoff_id = h.id and k.item = 'response');
+  v_h_count := cardinality(v_h_ids);
+  v_r_count := cardinality(v_r_ids);
+  select count(*) into v_n_count
+    from public.notifications n
+   where n.tenant_id = v_tenant and n.recipient_actor_id = p_actor and n.read_at is null
+     and not (n.kind = any (bullpen.inbox_mirror_kinds()));
+  if v_n_count > 0 and 'notification' = any (p_kinds) then
+    select coalesce(array_agg(x.id order by x.created_at, x.id), '{}'),
+           coalesce(array_agg(x.created_at order by x.created_at, x.id), '{}')
+      into v_n_ids, v_n_at
+      from (select n.id, n.created_at from public.notifications n
+             where n.tenant_id = v_tenant and n.recipient_actor_id = p_actor and n.read_at is null
+               and not (n.kind = any (bullpen.inbox_mirror_kinds()))
+             order by n.created_at, n.id
+             limit p_limit) x;
+  end if;
+  if not 'handoff' = any (p_kinds) then
+    v_h_ids := '{}'; v_h_at := '{}';
+  end if;
+  if not 'response' = any (p_kinds) then
+    v_r_ids := '{}'; v_r_at := '{}';
+  end if;
+  -- the page: the oldest p_limit of the kinds asked for, its JSON built by primary key
+  select coalesce(jsonb_agg(case
+      when pg.kind = 'notification' then jsonb_build_object('id', pg.id, 'kind', pg.kind, 'at', pg.at, 'summary', n.title,
+        'notification', bullpen.notification_json(n))
+      when pg.kind = 'response' then jsonb_build_object('id', pg.id, 'kind', pg.kind, 'at', pg.at,
+        'summary', format('%s answered "%s": %s', bullpen.coord_actor_name(h.tenant_id, h.responded_by_actor_id), h.title,
+                          coalesce(h.response ->> 'chosen_option', left(h.response ->> 'text', 120), 'see response')),
+        'handoff', bullpen.handoff_json(h))
+      else jsonb_build_object('id', pg.id, 'kind', pg.kind, 'at', pg.at,
+        'summary', format('%s from %s: %s', h.kind, bullpen.coord_actor_name(h.tenant_id, h.from_actor_id), h.title),
+        'handoff', bullpen.handoff_json(h))
+    end order by pg.at, pg.id), '[]')
+    into v_items
+    from (select e.id, e.kind, e.at from (
+            select u.id, 'handoff'::text as kind, u.at from unnest(v_h_ids, v_h_at) as u(id, at)
+            union all
+            select u.id, 'response'::text, u.at from unnest(v_r_ids, v_r_at) as u(id, at)
+            union all
+            select u.id, 'notification'::text, u.at from unnest(v_n_ids, v_n_at) as u(id, at)) e
+          order by e.at, e.id
+          limit p_limit) pg
+    left join public.handoffs h on pg.kind <> 'notification' and h.tenant_id = v_tenant and h.id = pg.id
+    left join public.notifications n on pg.kind = 'notification' and n.tenant_id = v_tenant and n.id = pg.id;
+  return jsonb_build_object(
+    'items', v_items,
+    'total', (case when 'handoff' = any (p_kinds) then v_h_count else 0 end)
+           + (case when 'response' = any (p_kinds) then v_r_count else 0 end)
+           + (case when 'notification' = any (p_kinds) then v_n_count else 0 end),
+    'counts', jsonb_build_object('handoff', v_h_count, 'response', v_r_count, 'notification', v_n_count));
 end
 $$;
 
@@ -1167,13 +1196,16 @@ language plpgsql stable
 as $$
 declare
   v jsonb := bullpen.inbox_collect(p_actor_id, array['handoff', 'response', 'notification'], 5);
+  -- a variable, not bullpen.tenant_id() in the statement: the call in the filter made the plan
+  -- cache price the generic plan above a custom one, so this lookup was planned on every call
+  v_tenant uuid := bullpen.tenant_id();
   v_h public.handoffs;
   v_next jsonb;
 begin
   select h.* into v_h
     from public.handoff_recipients r
     join public.handoffs h on h.tenant_id = r.tenant_id and h.id = r.handoff_id
-   where r.tenant_id = bullpen.tenant_id() and r.actor_id = p_actor_id
+   where r.tenant_id = v_tenant and r.actor_id = p_actor_id
      and (h.status = 'open' or (h.status = 'claimed' and h.claimed_by_actor_id = p_actor_id))
    order by (h.status = 'claimed') desc, h.due_at nulls last, h.created_at, h.id
    limit 1;
