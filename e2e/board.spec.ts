@@ -120,6 +120,15 @@ test.describe('the board', () => {
     await page.keyboard.press('Shift+ArrowRight');
     await expect(column(page, 'in_progress').locator(`[data-ref="${key}-1"]`)).toBeVisible();
     await expect.poll(async () => (await a.call('task_get', { task_id: `${key}-1` })).task.status).toBe('in_progress');
+    // three moves of one card in a burst reach the server in order: it ends where the last one put it
+    await page.keyboard.press('[');
+    await page.keyboard.press(']');
+    await page.keyboard.press('[');
+    await expect(column(page, 'todo').locator(`[data-ref="${key}-1"]`)).toBeVisible();
+    await expect.poll(async () => (await a.call('task_get', { task_id: `${key}-1` })).task.status).toBe('todo');
+    await page.keyboard.press(']');
+    await expect.poll(async () => (await a.call('task_get', { task_id: `${key}-1` })).task.status).toBe('in_progress');
+    await expect(page.getByText(/conflict/i)).toHaveCount(0);
     // arrows move focus between cards; Enter opens the drawer
     await page.keyboard.press('ArrowLeft');
     await expect(card(page, `${key}-2`)).toBeFocused();

@@ -17,10 +17,15 @@ export function writeTool<T>(tool: string, input: Record<string, unknown>): Prom
   return viaAction<T>(runToolAction(tool, { idempotency_key: `console:${uid()}`, ...input }));
 }
 
+/** The last move sent for each task: a card's moves reach the server one after another, in order. */
+const movesInFlight = new Map<string, Promise<unknown>>();
+
 /**
  * Moves a card to another column: the card moves at once, task_update runs with expected_status
  * (so a card someone else just moved is not overwritten), and a refusal (illegal move, unmet gate,
- * conflict) snaps the card back and shows the error's message and hint.
+ * conflict) snaps the card back and shows the error's message and hint. Quick moves of one card
+ * (keyboard: ] [ ]) are sent in order, each after the one before has answered: sent together, the
+ * third expected the status the second had not yet written and was refused as a conflict.
  */
 export function useMoveTask() {
   const qc = useQueryClient();
@@ -30,6 +35,11 @@ export function useMoveTask() {
       if (task.status === to) return true;
       const done = beginWrite(task.id);
       placeRow(qc, { ...task, status: to });
+      const previous = movesInFlight.get(task.id);
+      let release!: () => void;
+      const mine = new Promise<void>((r) => (release = r));
+      movesInFlight.set(task.id, mine);
+      if (previous) await previous;
       try {
         const res = await writeTool<{ task: TaskFull }>('task_update', {
           task_id: task.id,
@@ -42,6 +52,8 @@ export function useMoveTask() {
         toast.error(err);
         return false;
       } finally {
+        release();
+        if (movesInFlight.get(task.id) === mine) movesInFlight.delete(task.id);
         done();
         void refreshTasks(qc, [task.id]);
       }
