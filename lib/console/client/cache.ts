@@ -250,3 +250,12 @@ export class LiveCacheBridge {
     for (const t of this.throttled.values()) clearTimeout(t);
   }
 }
+
+/**
+ * Refetches the queries under a key because the live feed reported a change to them. In-flight
+ * fetches are cancelled first: React Query's invalidation leaves a first fetch (one with no data
+ * yet) running, and that fetch may have read before the change, so the list would miss it for good.
+ */
+export function refetchAfterChange(qc: QueryClient, queryKey: readonly unknown[]): Promise<void> {
+  return qc.cancelQueries({ queryKey }).then(() => qc.invalidateQueries({ queryKey }));
+}

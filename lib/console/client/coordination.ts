@@ -4,7 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useRef } from 'react';
 import type { Handoff, HandoffKind, HandoffStatus, Notification } from '../types';
 import { readTool } from './api';
-import { keys, refreshTasks } from './cache';
+import { keys, refetchAfterChange, refreshTasks } from './cache';
 import { readAll } from './hooks';
 import { useLiveChanges } from './live';
 import { writeTool } from './mutations';
@@ -35,10 +35,10 @@ export function useCoordinationLive(me: string): { ready: boolean } {
   };
   const { ready } = useLiveChanges((e) => {
     if (e.object_type === 'handoff') {
-      soon('handoffs', () => void qc.invalidateQueries({ queryKey: keys.handoffs }));
+      soon('handoffs', () => void refetchAfterChange(qc, keys.handoffs));
     } else if (e.object_type === 'inbox' && e.object_id === me) {
-      soon('notifications', () => void qc.invalidateQueries({ queryKey: keys.notifications }));
-      soon('handoffs', () => void qc.invalidateQueries({ queryKey: keys.handoffs }));
+      soon('notifications', () => void refetchAfterChange(qc, keys.notifications));
+      soon('handoffs', () => void refetchAfterChange(qc, keys.handoffs));
     }
   });
   return { ready };

@@ -3,6 +3,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { DecisionQueryOutput, KnowledgeSearchOutput, SkillListOutput } from '../types';
 import { readTool } from './api';
+import { refetchAfterChange } from './cache';
 import { useLiveChanges } from './live';
 
 /** Query keys of the memory pages; a change event of a decision, note or skill refetches its kind. */
@@ -17,7 +18,7 @@ export function useMemoryLive(): { ready: boolean } {
   const qc = useQueryClient();
   return useLiveChanges((e) => {
     if (e.object_type === 'decision' || e.object_type === 'note' || e.object_type === 'skill') {
-      void qc.invalidateQueries({ queryKey: ['memory', e.object_type] });
+      void refetchAfterChange(qc, ['memory', e.object_type]);
     }
   });
 }
