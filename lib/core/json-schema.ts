@@ -9,7 +9,10 @@ export type JsonSchema = {
   additionalProperties?: boolean | JsonSchema;
   propertyNames?: JsonSchema;
   items?: JsonSchema;
+  minItems?: number;
   maxItems?: number;
+  minLength?: number;
+  maxLength?: number;
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];
   enum?: unknown[];

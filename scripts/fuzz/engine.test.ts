@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { exactInputJsonSchema } from '../../lib/core/json-schema';
 import { registry } from '../../lib/core/registry';
 import { ERROR_CODES } from '../../lib/core/errors';
-import { MUTATIONS, Rng, buildCall, checkResponse, emptyPool, mutate, toJson, valueFor, type FuzzContext, type JsonSchema, type Tool } from './engine';
+import { MUTATIONS, Rng, buildCall, checkResponse, emptyPool, mutate, toJson, valueFor, type FuzzContext, type Tool } from './engine';
 
-const tools: Tool[] = registry.map((t) => ({ name: t.name, inputSchema: exactInputJsonSchema(t) as JsonSchema }));
+const tools: Tool[] = registry.map((t) => ({ name: t.name, inputSchema: exactInputJsonSchema(t) }));
 const ctx: FuzzContext = {
   own: { ...emptyPool(), actorIds: ['11111111-1111-4111-8111-111111111111'], projectKeys: ['PAY'], projectIds: ['22222222-2222-4222-8222-222222222222'], taskIds: ['33333333-3333-4333-8333-333333333333'], taskRefs: ['PAY-1'], commentIds: ['44444444-4444-4444-8444-444444444444'] },
   foreign: { ...emptyPool(), actorIds: ['aaaaaaaa-1111-4111-8111-111111111111'], projectKeys: ['OTH'], projectIds: ['bbbbbbbb-2222-4222-8222-222222222222'], taskIds: ['cccccccc-3333-4333-8333-333333333333'], taskRefs: ['OTH-1'], commentIds: [] },
@@ -24,7 +24,7 @@ describe('the fuzzer', () => {
     let accepted = 0;
     let total = 0;
     for (const t of registry) {
-      const schema = exactInputJsonSchema(t) as JsonSchema;
+      const schema = exactInputJsonSchema(t);
       let mine = 0;
       const misses: string[] = [];
       for (let i = 0; i < 30; i++) {

@@ -12,28 +12,9 @@
  * workspace in an answer that was not in the request (a leak).
  */
 
-export type JsonSchema = {
-  type?: string | string[];
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  additionalProperties?: boolean | JsonSchema;
-  items?: JsonSchema;
-  minItems?: number;
-  maxItems?: number;
-  anyOf?: JsonSchema[];
-  oneOf?: JsonSchema[];
-  enum?: unknown[];
-  const?: unknown;
-  format?: string;
-  pattern?: string;
-  minLength?: number;
-  maxLength?: number;
-  minimum?: number;
-  maximum?: number;
-  $ref?: string;
-  $defs?: Record<string, JsonSchema>;
-  [k: string]: unknown;
-};
+import type { JsonSchema } from '../../lib/core/json-schema';
+
+export type { JsonSchema };
 
 export type Tool = { name: string; inputSchema: JsonSchema; annotations?: { readOnlyHint?: boolean } };
 

@@ -57,14 +57,23 @@ export function rpc(url: string, key: string, method: string, params: unknown, i
   return post(url, '/api/mcp', request, { ...MCP_HEADERS, authorization: `Bearer ${key}` }).then((a) => ({ ...a, request }));
 }
 
+/**
+ * A tools/call that waits out a 429 as a well-behaved client does (Retry-After, at most 10 s a time,
+ * 20 tries): a rate limit is the server working, not an answer to judge. onWait counts the waits.
+ */
+export async function callTool(url: string, key: string, name: string, args: unknown, id = 1, onWait?: () => void): Promise<HttpAnswer & { request: string }> {
+  let a = await rpc(url, key, 'tools/call', { name, arguments: args }, id);
+  for (let tries = 0; a.status === 429 && tries < 20; tries++) {
+    onWait?.();
+    await new Promise((r) => setTimeout(r, Math.min(10, a.retryAfter ?? 1) * 1000));
+    a = await rpc(url, key, 'tools/call', { name, arguments: args }, id);
+  }
+  return a;
+}
+
 /** A tool call that must succeed (seeding, test writers); returns the envelope. Waits out 429s. */
 export async function call(url: string, key: string, name: string, args: Record<string, unknown>): Promise<Record<string, any>> {
-  let a = await rpc(url, key, 'tools/call', { name, arguments: args });
-  // a rate limit is waited out, as a well-behaved client does
-  for (let tries = 0; a.status === 429 && tries < 20; tries++) {
-    await new Promise((r) => setTimeout(r, Math.min(10, a.retryAfter ?? 1) * 1000));
-    a = await rpc(url, key, 'tools/call', { name, arguments: args });
-  }
+  const a = await callTool(url, key, name, args);
   if (a.status !== 200) throw new Error(`${name}: HTTP ${a.status} ${a.body.slice(0, 200)}`);
   const env = JSON.parse(JSON.parse(a.body).result.content[0].text);
   if (!env.ok) throw new Error(`${name} failed while seeding: ${env.error.code}: ${env.error.message}`);
@@ -82,7 +91,7 @@ export async function listTools(url: string, key: string): Promise<Tool[]> {
   const listed = JSON.parse(a.body).result.tools as Tool[];
   return listed.map((t) => {
     const known = getTool(t.name);
-    return known ? { ...t, inputSchema: exactInputJsonSchema(known) as Tool['inputSchema'] } : t;
+    return known ? { ...t, inputSchema: exactInputJsonSchema(known) } : t;
   });
 }
 
@@ -289,11 +298,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
   };
   const probe = async () => {
     r.liveness.probes++;
-    let a = await rpc(o.url, o.key, 'tools/call', { name: 'whoami', arguments: { include: ['tasks'] } });
-    for (let tries = 0; a.status === 429 && tries < 20; tries++) {
-      await new Promise((res) => setTimeout(res, Math.min(10, a.retryAfter ?? 1) * 1000));
-      a = await rpc(o.url, o.key, 'tools/call', { name: 'whoami', arguments: { include: ['tasks'] } });
-    }
+    const a = await callTool(o.url, o.key, 'whoami', { include: ['tasks'] });
     r.liveness.max_ms = Math.max(r.liveness.max_ms, Math.round(a.ms));
     const v = checkResponse(a.status, a.body, a.request, foreign, contract);
     if (v.outcome === 'ok') r.liveness.ok++;
@@ -305,12 +310,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
       if (slot >= indexes.length) return;
       const index = indexes[slot];
       const c = buildCall(o.tools, o.seed, index, o.ctx);
-      let a = await rpc(o.url, o.key, 'tools/call', { name: c.tool, arguments: c.args }, index + 1);
-      for (let tries = 0; a.status === 429 && tries < 20; tries++) {
-        r.rate_limited++;
-        await new Promise((res) => setTimeout(res, Math.min(10, a.retryAfter ?? 1) * 1000));
-        a = await rpc(o.url, o.key, 'tools/call', { name: c.tool, arguments: c.args }, index + 1);
-      }
+      const a = await callTool(o.url, o.key, c.tool, c.args, index + 1, () => r.rate_limited++);
       latencies.push(a.ms);
       r.calls++;
       for (const m of c.mutations) tally(r.mutations, m);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ERROR_CODES } from '../../lib/core/errors';
 import { RawJson, type FuzzContext, type Tool } from '../../scripts/fuzz/engine';
-import { changedTables, listTools, mintKey, rpc, runFuzz, seedWorkspace, settledChecksum, summary, workspaceChecksum, type FuzzReport } from '../../scripts/fuzz/run';
+import { callTool, changedTables, listTools, mintKey, runFuzz, seedWorkspace, settledChecksum, summary, workspaceChecksum, type FuzzReport } from '../../scripts/fuzz/run';
 
 /**
  * The seeded 1,000-call subset of `npm run fuzz` against the started server: calls built from every
@@ -77,11 +77,7 @@ describe('the fuzzer against the running server', () => {
 describe('what the fuzzer found, pinned over HTTP', () => {
   const envelope = async (name: string, args: unknown) => {
     // the 1,000 calls above may have emptied this key's bucket: wait out a 429 as a client would
-    let r = await rpc(server.url, a.key, 'tools/call', { name, arguments: args });
-    for (let tries = 0; r.status === 429 && tries < 20; tries++) {
-      await new Promise((res) => setTimeout(res, Math.min(10, r.retryAfter ?? 1) * 1000));
-      r = await rpc(server.url, a.key, 'tools/call', { name, arguments: args });
-    }
+    const r = await callTool(server.url, a.key, name, args);
     return { status: r.status, body: JSON.parse(r.body) as { result?: { content: { text: string }[] }; error?: { code: number; message: string } } };
   };
 
