@@ -18,8 +18,7 @@ import { hashKey } from '../server/keys';
 import { config, requestOrigin } from '../server/config';
 import { getLimits, type Refusal } from '../server/limits';
 import { BodyTooLarge, hostAllowed, originAllowed, readBodyText, type HeaderSource } from '../server/transport';
-import { execute } from '../core/execute';
-import { callToolResult, createMcpServer, listTools, outsideToolsets, type McpContext } from './server';
+import { answerToolCall, createMcpServer, toolsFor, type McpContext } from './server';
 
 /**
  * An answer the endpoint wrote itself: status, headers and the JSON text, turned into bytes once by
@@ -175,11 +174,10 @@ async function answerDirectly(req: McpRequest, msg: unknown, ctx: McpContext): P
     if (args !== undefined && !isPlainObject(args)) return null;
     for (const k of Object.keys(params)) if (k !== 'name' && k !== 'arguments' && k !== '_meta') return null;
     if (params._meta !== undefined && (!isPlainObject(params._meta) || Object.keys(params._meta).length > 0)) return null;
-    const { toolsets = null, ...toolCtx } = ctx;
-    result = callToolResult(outsideToolsets(params.name, toolsets) ?? (await execute(toolCtx, params.name, args ?? {})));
+    result = await answerToolCall(ctx, params.name, args ?? {});
   } else if (msg.method === 'tools/list') {
     if (params !== undefined && (!isPlainObject(params) || Object.keys(params).length > 0)) return null;
-    result = { tools: listTools({ scopes: ctx.scopes ?? null, toolsets: ctx.toolsets ?? null }) };
+    result = { tools: toolsFor(ctx) };
   } else {
     return null;
   }

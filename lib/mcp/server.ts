@@ -99,6 +99,17 @@ export function outsideToolsets(name: string, toolsets: ReadonlySet<string> | nu
   };
 }
 
+/** tools/list for a caller: the tools its key's scopes and its connection's toolsets allow. */
+export function toolsFor(ctx: McpContext): Tool[] {
+  return listTools({ scopes: ctx.scopes ?? null, toolsets: ctx.toolsets ?? null });
+}
+
+/** tools/call for a caller: refused outside its toolsets, else the executor's envelope, as a result. */
+export async function answerToolCall(ctx: McpContext, name: string, args: unknown): Promise<CallToolResult> {
+  const { toolsets = null, ...toolCtx } = ctx;
+  return callToolResult(outsideToolsets(name, toolsets) ?? (await execute(toolCtx, name, args)));
+}
+
 /**
  * A tools/call result: the envelope as JSON text. With structured output, an ok answer also
  * carries its body (without `ok`) as structuredContent, which is what a tool's outputSchema
@@ -156,15 +167,13 @@ export function createMcpServer(ctx: McpContext): Server {
     { name: 'bullpen', title: 'Bullpen', version: '0.1.0' },
     { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS, jsonSchemaValidator: validator },
   );
-  const { toolsets = null, ...toolCtx } = ctx;
-  server.setRequestHandler('tools/list', async () => ({ tools: listTools({ scopes: ctx.scopes ?? null, toolsets }) }));
+  const { toolsets: _toolsets, ...toolCtx } = ctx;
+  server.setRequestHandler('tools/list', async () => ({ tools: toolsFor(ctx) }));
   server.setRequestHandler('tools/call', async (req, extra) => {
-    const refused = outsideToolsets(req.params.name, toolsets);
-    if (refused) return callToolResult(refused);
     // a waiting call (wait_seconds) ends early when the client cancels or goes away
     const own = extra.mcpReq.signal;
-    const signal = toolCtx.signal ? AbortSignal.any([toolCtx.signal, own]) : own;
-    return callToolResult(await execute({ ...toolCtx, signal }, req.params.name, req.params.arguments ?? {}));
+    const signal = ctx.signal ? AbortSignal.any([ctx.signal, own]) : own;
+    return answerToolCall({ ...ctx, signal }, req.params.name, req.params.arguments ?? {});
   });
   server.setRequestHandler('resources/list', async () => ({ resources: STATIC_RESOURCES }));
   server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
