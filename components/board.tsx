@@ -5,7 +5,7 @@ import { useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
 import type { Column } from '@/lib/console/client/cache';
 import { useActors, useBrief, useColumns } from '@/lib/console/client/hooks';
-import { useMoveTask } from '@/lib/console/client/mutations';
+import { pendingMove, useMoveTask } from '@/lib/console/client/mutations';
 import { typingIn, useNow } from '@/lib/console/client/use-now';
 import { FOLDED_COLUMNS, OPEN_COLUMNS, STATUSES, STATUS_LABEL, isReady, type Actor, type TaskRow, type TaskStatus } from '@/lib/console/types';
 import { useMe } from './console-providers';
@@ -314,8 +314,9 @@ function BoardColumns({
     setFocusId(list[i].id);
   };
 
-  const moveBy = async (task: TaskRow, dir: -1 | 1) => {
+  const moveBy = async (shown: TaskRow, dir: -1 | 1) => {
     if (!loaded) return; // every column on screen first, so the card has somewhere to land
+    const task = pendingMove(shown.id) ?? shown; // a key pressed before the last move re-rendered
     const order: TaskStatus[] = (OPEN_COLUMNS as TaskStatus[]).includes(task.status) ? OPEN_COLUMNS : STATUSES.slice();
     const to = order[order.indexOf(task.status) + dir];
     if (!to) return;

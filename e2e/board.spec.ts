@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page, type Route } from '@playwright/test';
 import { agent, boardReady, card, column, server, signIn, uniqueKey } from './helpers';
 
 async function newProject(page: Page, title: string, key: string) {
@@ -125,7 +125,29 @@ test.describe('the board', () => {
     await page.keyboard.press(']');
     await page.keyboard.press('[');
     await expect(column(page, 'todo').locator(`[data-ref="${key}-1"]`)).toBeVisible();
-    await expect.poll(async () => (await a.call('task_get', { task_id: `${key}-1` })).task.status).toBe('todo');
+    // all three answered: six status changes in all, and the card never drawn anywhere but todo meanwhile
+    const moves = async () => (await a.call('activity_query', { object_id: `${key}-1`, verb: 'task.status_changed' })).activity.length;
+    await expect.poll(moves).toBe(6);
+    expect((await a.call('task_get', { task_id: `${key}-1` })).task.status).toBe('todo');
+    await expect(column(page, 'todo').locator(`[data-ref="${key}-1"]`)).toBeVisible();
+    await expect(card(page, `${key}-1`)).toBeFocused();
+    // a key pressed while a chain is still on its way moves the card from where the chain leaves it,
+    // not from an answer in between: with each console call held 300 ms, ] [ ] answers in_progress,
+    // todo, in_progress, and the [ pressed after 700 ms (the second answer back) must go to todo
+    const slow = async (route: Route) => {
+      if (route.request().method() === 'POST' && route.request().headers()['next-action']) await new Promise((r) => setTimeout(r, 300));
+      await route.continue();
+    };
+    await page.route('**/*', slow);
+    await page.keyboard.press(']');
+    await page.keyboard.press('[');
+    await page.keyboard.press(']');
+    await page.waitForTimeout(700);
+    await page.keyboard.press('[');
+    await expect.poll(moves, { timeout: 20_000 }).toBe(10);
+    expect((await a.call('task_get', { task_id: `${key}-1` })).task.status).toBe('todo');
+    await expect(column(page, 'todo').locator(`[data-ref="${key}-1"]`)).toBeVisible();
+    await page.unroute('**/*', slow);
     await page.keyboard.press(']');
     await expect.poll(async () => (await a.call('task_get', { task_id: `${key}-1` })).task.status).toBe('in_progress');
     await expect(page.getByText(/conflict/i)).toHaveCount(0);

@@ -17,43 +17,72 @@ export function writeTool<T>(tool: string, input: Record<string, unknown>): Prom
   return viaAction<T>(runToolAction(tool, { idempotency_key: `console:${uid()}`, ...input }));
 }
 
-/** The last move sent for each task: a card's moves reach the server one after another, in order. */
-const movesInFlight = new Map<string, Promise<unknown>>();
+/**
+ * A card's moves that have not all answered yet. `tail` is the last one queued, `intended` the row
+ * as the last of them leaves it, `confirmed` the newest row the server has answered with, and
+ * `failed` is set once one of them is refused.
+ */
+type MoveChain = { tail: Promise<void>; intended: TaskRow; confirmed: TaskRow; failed: boolean };
+const chains = new Map<string, MoveChain>();
+
+/**
+ * The row a card's queued moves will leave, while any are on their way. A key pressed before the
+ * board has re-rendered still sees the card where it was; the next move is computed from this.
+ */
+export function pendingMove(taskId: string): TaskRow | undefined {
+  return chains.get(taskId)?.intended;
+}
 
 /**
  * Moves a card to another column: the card moves at once, task_update runs with expected_status
  * (so a card someone else just moved is not overwritten), and a refusal (illegal move, unmet gate,
- * conflict) snaps the card back and shows the error's message and hint. Quick moves of one card
- * (keyboard: ] [ ]) are sent in order, each after the one before has answered: sent together, the
- * third expected the status the second had not yet written and was refused as a conflict.
+ * conflict) snaps the card back and shows the error's message and hint.
+ *
+ * Quick moves of one card (keyboard: [ ] [) form a chain, sent one after another in order, each
+ * expecting the status the one before writes. While later moves are queued, an earlier answer is
+ * not drawn: the card stays where the last key put it, so a key pressed mid-chain moves it from
+ * there (drawing the in-between answers made the card flicker back, and the next key was computed
+ * from a column the card was about to leave). Once a move is refused the rest of its chain is not
+ * sent, and the card lands on the newest row the server confirmed.
  */
 export function useMoveTask() {
   const qc = useQueryClient();
   const toast = useToast();
   return useCallback(
-    async (task: TaskRow, to: TaskStatus): Promise<boolean> => {
+    async (shown: TaskRow, to: TaskStatus): Promise<boolean> => {
+      const chain = chains.get(shown.id);
+      const task = chain?.intended ?? shown; // moved from where the queued moves leave it
       if (task.status === to) return true;
       const done = beginWrite(task.id);
-      placeRow(qc, { ...task, status: to });
-      const previous = movesInFlight.get(task.id);
+      const intended = { ...task, status: to };
+      placeRow(qc, intended);
       let release!: () => void;
       const mine = new Promise<void>((r) => (release = r));
-      movesInFlight.set(task.id, mine);
+      const previous = chain?.tail;
+      const link: MoveChain = chain ?? { tail: mine, intended, confirmed: task, failed: false };
+      link.tail = mine;
+      link.intended = intended;
+      chains.set(task.id, link);
+      const last = () => link.tail === mine;
       if (previous) await previous;
       try {
+        if (link.failed) return false; // premised on a move the server refused
         const res = await writeTool<{ task: TaskFull }>('task_update', {
           task_id: task.id,
           patch: { status: to, expected_status: task.status, ...(task.status === 'done' || task.status === 'cancelled' ? { allow_reopen: true } : {}) },
         });
-        placeRow(qc, res.task);
+        link.confirmed = res.task;
         return true;
       } catch (err) {
-        placeRow(qc, task);
+        link.failed = true;
         toast.error(err);
         return false;
       } finally {
+        if (last()) {
+          chains.delete(task.id);
+          placeRow(qc, link.confirmed);
+        }
         release();
-        if (movesInFlight.get(task.id) === mine) movesInFlight.delete(task.id);
         done();
         void refreshTasks(qc, [task.id]);
       }
