@@ -4,7 +4,7 @@
  * round trip under the caller's claims), the same tool through the in-process executor, and over
  * HTTP (MCP tools/call against `bullpen start`). Every figure is reported as a ratio to the baseline
  * measured in the same run, interleaved with the tool's own calls. Prints JSON lines.
- * BENCH_TOOLS=a,b limits the tools; BENCH_MODES=rpc,executor skips HTTP.
+ * BENCH_TOOLS=a,b limits the tools; BENCH_MODES=rpc,executor skips HTTP; BENCH_HISTORY=N (below).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -23,6 +23,12 @@ const TASKS = Number(process.env.BENCH_TASKS ?? 5000);
 const ACTORS = 50;
 /** BENCH_PROJECTS=N: N−1 more projects, each with newer activity than the measured one (default 1). */
 const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 1);
+/**
+ * BENCH_HISTORY=N: the measured agent has already handled N handoffs (claimed, answered, its answer
+ * acknowledged) and sent N that were answered and acknowledged (default 0). Nothing of it waits, so
+ * whoami and inbox answer the same; what they cost should not grow with it.
+ */
+const HISTORY = Number(process.env.BENCH_HISTORY ?? 0);
 const MODES = new Set((process.env.BENCH_MODES ?? 'rpc,executor,http').split(','));
 const TOOLS = process.env.BENCH_TOOLS ? new Set(process.env.BENCH_TOOLS.split(',')) : null;
 /**
@@ -89,6 +95,21 @@ async function main() {
   for (let k = 0; k < 3; k++) {
     const env = await execute({ db, claims: sender.claims }, 'handoff_create', { to_actor_ids: [me.id], title: `cost question ${k}`, kind: 'question' });
     if (!env.ok) throw new Error(`handoff_create: ${env.error.message}`);
+  }
+  for (let k = 0; k < HISTORY; k++) {
+    const call = async (who: typeof me, tool: string, input: Record<string, unknown>) => {
+      const env = await execute({ db, claims: who.claims }, tool, input);
+      if (!env.ok) throw new Error(`${tool}: ${env.error.message}`);
+      return env as Record<string, unknown>;
+    };
+    const toMe = String((await call(sender, 'handoff_create', { to_actor_ids: [me.id], title: `past question ${k}`, kind: 'question' })).handoff_id);
+    await call(me, 'handoff_claim', { handoff_id: toMe });
+    await call(me, 'handoff_respond', { handoff_id: toMe, response: { text: 'answered' } });
+    await call(sender, 'inbox', { ack: [toMe] });
+    const fromMe = String((await call(me, 'handoff_create', { to_actor_ids: [sender.id], title: `past ask ${k}`, kind: 'question' })).handoff_id);
+    await call(sender, 'handoff_claim', { handoff_id: fromMe });
+    await call(sender, 'handoff_respond', { handoff_id: fromMe, response: { text: 'answered' } });
+    await call(me, 'inbox', { ack: [fromMe] });
   }
   // handoff_claim needs a fresh open handoff per call: made for another agent, so whoami and inbox above are unchanged
   const claimer = agents[ACTORS - 2];
@@ -192,7 +213,7 @@ async function main() {
   const rpcArgs = (tool: string, i: number) => ({ ...argsFor[tool](i), ...(writes.has(tool) ? { idempotency_key: `k-${tool}-${i}-${Math.random()}` } : {}) });
   for (const [tool, args] of Object.entries(argsFor)) {
     if (TOOLS && !TOOLS.has(tool)) continue;
-    const row: Record<string, unknown> = { bench: 'tool_cost', what: tool };
+    const row: Record<string, unknown> = { bench: 'tool_cost', what: tool, ...(HISTORY ? { history: HISTORY } : {}) };
     const caller = callerOf(tool);
     if (PROFILE) await profileTool(client, tool, caller.claims, () => rpcArgs(tool, 0), pgLocal!.log!);
     if (MODES.has('rpc')) {

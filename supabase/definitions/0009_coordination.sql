@@ -102,7 +102,7 @@ as $$
 #variable_conflict use_column
 begin
   return (
-    select (to_jsonb(h) - 'tenant_id') || jsonb_build_object(
+    select (to_jsonb(h) - 'tenant_id' - 'response_settled') || jsonb_build_object(
         'from', bullpen.handoff_actor(h.tenant_id, h.from_actor_id),
         'to', coalesce((select jsonb_agg(jsonb_build_object('id', a.id, 'display_name', a.display_name, 'kind', a.kind)
                                          order by a.display_name, a.id)
@@ -117,6 +117,38 @@ begin
   );
 end
 $$;
+
+/**
+ * Keeps the inbox reads bounded (migration 0015): once a handoff can no longer wait for a
+ * recipient (answered, resolved, or claimed by another) that recipient's row is settled, and once
+ * the answer can no longer wait for the sender (resolved by the sender, or self-answered) the
+ * handoff's response is settled; the sender's ack settles it too (inbox_ack). Statuses only
+ * move forward, so a flag once set stays right.
+ */
+create or replace function bullpen.handoffs_settle() returns trigger
+language plpgsql
+as $$
+begin
+  if new.status is distinct from old.status or new.claimed_by_actor_id is distinct from old.claimed_by_actor_id then
+    if new.status in ('responded', 'resolved') then
+      update public.handoff_recipients set settled = true
+       where tenant_id = new.tenant_id and handoff_id = new.id and not settled;
+    elsif new.status = 'claimed' then
+      update public.handoff_recipients set settled = true
+       where tenant_id = new.tenant_id and handoff_id = new.id and actor_id <> new.claimed_by_actor_id and not settled;
+    end if;
+  end if;
+  if new.responded_at is not null and not new.response_settled
+     and (new.responded_by_actor_id = new.from_actor_id
+          or (new.status = 'resolved' and new.resolved_by_actor_id = new.from_actor_id)) then
+    new.response_settled := true;
+  end if;
+  return new;
+end
+$$;
+
+create or replace trigger handoffs_settle before update on public.handoffs
+  for each row execute function bullpen.handoffs_settle();
 
 /** A handoff of the caller's workspace by id; NOT_FOUND (naming the field) otherwise. */
 create or replace function bullpen.resolve_handoff(p_ref text, p_field text default 'handoff_id', p_lock boolean default false)
@@ -570,7 +602,7 @@ begin
     into v_h_ids, v_h_at
     from public.handoff_recipients r
     join public.handoffs h on h.tenant_id = r.tenant_id and h.id = r.handoff_id
-   where r.tenant_id = v_tenant and r.actor_id = p_actor
+   where r.tenant_id = v_tenant and r.actor_id = p_actor and not r.settled
      and (h.status = 'open' or (h.status = 'claimed' and h.claimed_by_actor_id = p_actor))
      and not exists (select 1 from public.handoff_acks k
                       where k.tenant_id = v_tenant and k.actor_id = p_actor and k.handoff_id = h.id and k.item = 'handoff');
@@ -578,7 +610,7 @@ begin
          coalesce(array_agg(h.responded_at order by h.responded_at, h.id), '{}')
     into v_r_ids, v_r_at
     from public.handoffs h
-   where h.tenant_id = v_tenant and h.from_actor_id = p_actor and h.responded_at is not null
+   where h.tenant_id = v_tenant and h.from_actor_id = p_actor and h.responded_at is not null and not h.response_settled
      and h.responded_by_actor_id <> p_actor
      and (h.status = 'responded' or h.resolved_by_actor_id is distinct from p_actor)
      and not exists (select 1 from public.handoff_acks k
@@ -682,6 +714,10 @@ begin
     values (v_h.tenant_id, p_actor, v_h.id, 'response') on conflict do nothing;
     get diagnostics v_c = row_count;
     v_n := v_n + v_c;
+    if v_c > 0 then
+      update public.handoffs set response_settled = true
+       where tenant_id = v_h.tenant_id and id = v_h.id and not response_settled;
+    end if;
     update public.notifications set read_at = now()
      where tenant_id = v_h.tenant_id and recipient_actor_id = p_actor and handoff_id = v_h.id and read_at is null
        and kind = 'handoff.responded';
@@ -1205,7 +1241,7 @@ begin
   select h.* into v_h
     from public.handoff_recipients r
     join public.handoffs h on h.tenant_id = r.tenant_id and h.id = r.handoff_id
-   where r.tenant_id = v_tenant and r.actor_id = p_actor_id
+   where r.tenant_id = v_tenant and r.actor_id = p_actor_id and not r.settled
      and (h.status = 'open' or (h.status = 'claimed' and h.claimed_by_actor_id = p_actor_id))
    order by (h.status = 'claimed') desc, h.due_at nulls last, h.created_at, h.id
    limit 1;
@@ -1244,6 +1280,8 @@ revoke all on function bullpen.inbox_touch(uuid, uuid, text) from public, anon, 
 grant execute on function bullpen.inbox_touch(uuid, uuid, text) to bullpen_writer, service_role;
 revoke all on function bullpen.notify(uuid, uuid, text, text, text, uuid, uuid, uuid, uuid) from public, anon, authenticated;
 grant execute on function bullpen.notify(uuid, uuid, text, text, text, uuid, uuid, uuid, uuid) to bullpen_writer, service_role;
+revoke all on function bullpen.handoffs_settle() from public, anon, authenticated;
+grant execute on function bullpen.handoffs_settle() to bullpen_writer, service_role;
 revoke all on function bullpen.handoff_json(public.handoffs) from public, anon, authenticated;
 grant execute on function bullpen.handoff_json(public.handoffs) to bullpen_writer, service_role;
 revoke all on function bullpen.resolve_handoff(text, text, boolean) from public, anon, authenticated;
