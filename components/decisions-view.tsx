@@ -10,6 +10,7 @@ import { useToast } from '@/lib/console/client/toast';
 import { useNow } from '@/lib/console/client/use-now';
 import { timeAgo } from '@/lib/console/format';
 import type { DecisionHit } from '@/lib/console/types';
+import { ObjectThread } from './comment-thread';
 import { ActorAvatar } from './actor-avatar';
 import { PlusIcon, SearchIcon, XIcon } from './icons';
 import { Skeleton } from './skeleton';
@@ -252,6 +253,7 @@ function DecisionCard({ d, byId, focused, onSupersede }: { d: DecisionHit; byId:
                 </button>
               </div>
             )}
+            <ObjectThread objectType="decision" objectId={d.id} />
           </div>
         )}
       </article>

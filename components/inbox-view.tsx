@@ -12,6 +12,7 @@ import {
 import { useNow } from '@/lib/console/client/use-now';
 import { timeAgo } from '@/lib/console/format';
 import { HANDOFF_KIND_LIST, type Handoff, type HandoffKind } from '@/lib/console/types';
+import { ObjectThread } from './comment-thread';
 import { ActorAvatar } from './actor-avatar';
 import { useMe } from './console-providers';
 import { CheckIcon, ClockIcon, InboxIcon } from './icons';
@@ -157,6 +158,7 @@ function HandoffCard({ h }: { h: Handoff }) {
   const act = useHandoffActions();
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
+  const [discuss, setDiscuss] = useState(false);
   const recipient = h.to.some((a) => a.id === me.actor_id);
   const mineToAnswer = recipient && (h.status === 'open' || (h.status === 'claimed' && h.claimed_by_actor_id === me.actor_id));
   const mayResolve = h.status !== 'resolved' && (h.from_actor_id === me.actor_id || h.claimed_by_actor_id === me.actor_id);
@@ -270,6 +272,10 @@ function HandoffCard({ h }: { h: Handoff }) {
           )}
         </div>
       )}
+      <button onClick={() => setDiscuss((v) => !v)} data-testid="handoff-discuss" aria-expanded={discuss} className="mt-3 text-[12px] text-indigo-600 hover:underline">
+        {discuss ? 'Hide the discussion' : 'Discussion'}
+      </button>
+      {discuss && <ObjectThread objectType="handoff" objectId={h.id} />}
     </li>
   );
 }

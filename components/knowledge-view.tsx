@@ -10,6 +10,7 @@ import { useToast } from '@/lib/console/client/toast';
 import { useNow } from '@/lib/console/client/use-now';
 import { timeAgo } from '@/lib/console/format';
 import type { NoteHit } from '@/lib/console/types';
+import { ObjectThread } from './comment-thread';
 import { PlusIcon, SearchIcon, XIcon } from './icons';
 import { Markdown } from './markdown';
 import { Skeleton } from './skeleton';
@@ -196,6 +197,7 @@ export function KnowledgeView() {
                       ))}
                     </p>
                   )}
+                  <ObjectThread objectType="note" objectId={n.id} />
                 </div>
               )}
             </li>

@@ -13,6 +13,7 @@ import { typingIn, useNow } from '@/lib/console/client/use-now';
 import { timeAgo, timeLeft, verbText } from '@/lib/console/format';
 import { PRIORITY_LABEL, STATUSES, STATUS_LABEL, type Actor, type Criterion, type ReviewState, type TaskDetail, type TaskRow, type TaskStatus } from '@/lib/console/types';
 import { ActorAvatar } from './actor-avatar';
+import { CommentComposer, CommentItems } from './comment-thread';
 import { useMe } from './console-providers';
 import { ClockIcon, CommentIcon, LinkIcon, LockIcon, PlusIcon, XIcon } from './icons';
 import { Markdown } from './markdown';
@@ -506,7 +507,7 @@ function DrawerBody({ detail, onClose, onOpenTask }: { detail: TaskDetail; onClo
           </Section>
         )}
 
-        <Comments detail={detail} actors={byId} now={now} />
+        <Comments detail={detail} now={now} />
 
         <Section title="Activity" testId="drawer-activity">
           <ol className="relative space-y-2.5 border-l border-zinc-200 pl-4">
@@ -575,64 +576,23 @@ function AssigneeSelect({
   );
 }
 
-function Comments({ detail, actors, now }: { detail: TaskDetail; actors: Map<string, Actor>; now: number }) {
+function Comments({ detail, now }: { detail: TaskDetail; now: number }) {
   const qc = useQueryClient();
   const toast = useToast();
-  const me = useMe();
-  const [draft, setDraft] = useState('');
-  const [busy, setBusy] = useState(false);
-  const send = async () => {
-    if (!draft.trim() || busy) return;
-    setBusy(true);
+  const onSend = async (body: string) => {
     try {
-      await viaAction(addCommentAction({ object_type: 'task', object_id: detail.task.id, body: draft, idempotency_key: `console:${uid()}` }));
-      setDraft('');
+      await viaAction(addCommentAction({ object_type: 'task', object_id: detail.task.id, body, idempotency_key: `console:${uid()}` }));
       await refreshTasks(qc, [detail.task.id]);
+      return true;
     } catch (err) {
       toast.error(err);
-    } finally {
-      setBusy(false);
+      return false;
     }
   };
   return (
     <Section title={`Comments${detail.comments.length ? ` (${detail.comments.length})` : ''}`} testId="drawer-comments">
-      <ul className="space-y-3">
-        {detail.comments.map((c) => (
-          <li key={c.id} className="flex gap-2.5" data-testid="comment">
-            <ActorAvatar name={c.author} kind={c.author_kind} size="sm" />
-            <div className="min-w-0 flex-1">
-              <p className="text-[12px]">
-                <span className="font-medium text-zinc-800">{c.author}</span>
-                <span className="ml-1.5 text-zinc-400">{timeAgo(c.created_at, now)}</span>
-              </p>
-              <Markdown text={c.body} className="mt-0.5" />
-            </div>
-          </li>
-        ))}
-      </ul>
-      <div className={`flex gap-2.5 ${detail.comments.length ? 'mt-4' : ''}`}>
-        <ActorAvatar name={actors.get(me.actor_id)?.display_name ?? me.display_name} kind="human" size="sm" />
-        <div className="flex-1">
-          <textarea
-            value={draft}
-            onChange={(e) => setDraft(e.target.value)}
-            onKeyDown={(e) => {
-              if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) void send();
-            }}
-            rows={2}
-            placeholder="Leave a comment — agents read these with task_get"
-            aria-label="Comment"
-            data-testid="comment-input"
-            className="w-full rounded-md border border-zinc-200 px-2.5 py-2 text-[13px] placeholder:text-zinc-400 focus:border-indigo-400 focus:outline-none"
-          />
-          <div className="mt-1.5 flex items-center justify-end gap-2">
-            <span className="text-[11px] text-zinc-400">⌘/Ctrl + Enter</span>
-            <button onClick={() => void send()} disabled={!draft.trim() || busy} data-testid="comment-send" className="inline-flex h-7 items-center gap-1 rounded-md bg-zinc-900 px-2.5 text-[12px] font-medium text-white hover:bg-zinc-800 disabled:opacity-40">
-              <CommentIcon className="size-3.5" /> Comment
-            </button>
-          </div>
-        </div>
-      </div>
+      <CommentItems comments={detail.comments} now={now} />
+      <CommentComposer onSend={onSend} placeholder="Leave a comment — agents read these with task_get" spaced={detail.comments.length > 0} />
     </Section>
   );
 }

@@ -44,6 +44,18 @@ test.describe('inbox', () => {
     await expect(card).toHaveAttribute('data-status', 'open');
     await expect(page.getByTestId('nav-inbox-count')).toHaveText('1');
 
+    // a side discussion on the request, both ways, before the answer
+    await card.getByTestId('handoff-discuss').click();
+    const thread = card.getByTestId('thread');
+    await expect(thread.getByTestId('thread-empty')).toBeVisible();
+    expect((await a.call('comment_add', { object_type: 'work_request', object_id: asked.handoff_id, body: 'Both regions have capacity' })).ok).toBe(true);
+    await expect(thread.getByTestId('comment')).toContainText('Both regions have capacity');
+    await thread.getByTestId('comment-input').fill('Then latency decides');
+    await thread.getByTestId('comment-send').click();
+    await expect(thread.getByTestId('comment')).toHaveCount(2);
+    const talk = await a.call('comment_query', { object_type: 'handoff', object_id: asked.handoff_id });
+    expect(talk.comments.map((c: { body: string }) => c.body)).toEqual(['Both regions have capacity', 'Then latency decides']);
+
     await card.getByTestId('handoff-text').fill('eu-west-1, next to the payments database');
     await card.getByTestId('handoff-send').click();
     await expect(card).toHaveAttribute('data-status', 'responded');

@@ -52,6 +52,38 @@ test('superseding from the console shows the chain both ways', async ({ page }) 
   await expect(page.getByTestId('decision')).toHaveCount(1);
 });
 
+test('a decision and a note carry discussion threads: an agent’s comment appears live, the console’s reply reaches the agent', async ({ page }) => {
+  const { key } = await agentKey('memory-agent', WS);
+  const bot = await agent(key);
+  await signIn(page, 'Mona Memory', WS);
+  await page.goto(`${server().url}/decisions`);
+  const card = page.getByTestId('decision').filter({ has: page.getByTestId('decision-title').getByText('Money as bigint micros', { exact: true }) });
+  await card.getByTestId('decision-title').click();
+  const thread = card.getByTestId('thread');
+  await expect(thread.getByTestId('thread-empty')).toContainText('comment_add');
+  const decision = (await card.getAttribute('data-decision-id'))!;
+  expect((await bot.call('comment_add', { object_type: 'decision', object_id: decision, body: 'Micros overflow past 9.2 trillion units' })).ok).toBe(true);
+  await expect(thread.getByTestId('comment')).toHaveCount(1);
+  await expect(thread.getByTestId('comment')).toContainText('Micros overflow');
+  await thread.getByTestId('comment-input').fill('Far beyond our volumes; keep it');
+  await thread.getByTestId('comment-send').click();
+  await expect(thread.getByTestId('comment')).toHaveCount(2);
+  await expect(thread.getByTestId('comment-input')).toHaveValue('');
+  const read = await bot.call('comment_query', { object_type: 'decision', object_id: decision });
+  expect(read.comments.map((c: { body: string; author: string }) => [c.author, c.body])).toEqual([
+    ['memory-agent', 'Micros overflow past 9.2 trillion units'],
+    ['Mona Memory', 'Far beyond our volumes; keep it'],
+  ]);
+
+  const note = await bot.call('knowledge_write', { title: 'Rounding at the edge', body: 'Round half to even when formatting.' });
+  await page.goto(`${server().url}/knowledge?note=${note.note_id}`);
+  const noteThread = page.locator(`[data-note-id="${note.note_id}"]`).getByTestId('thread');
+  await expect(noteThread.getByTestId('thread-empty')).toBeVisible();
+  expect((await bot.call('comment_add', { object_type: 'note', object_id: note.note_id, body: 'Source: the finance team' })).ok).toBe(true);
+  await expect(noteThread.getByTestId('comment')).toContainText('Source: the finance team');
+  await bot.close();
+});
+
 test('the palette (Ctrl-K) finds a task by a word of its title and opens it', async ({ page }) => {
   const { key } = await agentKey('memory-agent', WS);
   const bot = await agent(key);

@@ -3,7 +3,12 @@ import { defineTool } from './tool';
 import { actorRef, cursor, docs, idempotencyKey, limit, uuid } from './fields';
 import { commentRow, id, nextCursor, writeResult } from './rows';
 
-const objectType = z.enum(['task', 'project']);
+/** The objects a thread hangs on; `work_request` is another name for a handoff. */
+const objectType = z
+  .enum(['task', 'project', 'decision', 'note', 'handoff', 'work_request'])
+  .meta(docs('work_request = handoff'));
+/** What the thread is stored under: a work_request's thread is its handoff's. */
+const threadType = z.enum(['task', 'project', 'decision', 'note', 'handoff']);
 const objectRef = z.string().min(1).max(64).describe('PAY-12, PAY or uuid');
 
 export const commentAddInput = z.strictObject({
@@ -18,7 +23,7 @@ export type CommentAddInput = z.infer<typeof commentAddInput>;
 
 export const commentAddOutput = writeResult({
   comment_id: id,
-  comment: commentRow.extend({ object_type: z.enum(['task', 'project']), object_id: id }),
+  comment: commentRow.extend({ object_type: threadType, object_id: id }),
 });
 export type CommentAddOutput = z.infer<typeof commentAddOutput>;
 
@@ -31,7 +36,7 @@ export const commentQueryInput = z.strictObject({
 export type CommentQueryInput = z.infer<typeof commentQueryInput>;
 
 export const commentQueryOutput = z.strictObject({
-  object_type: z.enum(['task', 'project']),
+  object_type: threadType,
   object_id: id.describe('the uuid the reference resolved to'),
   comments: z.array(commentRow).describe('oldest first'),
   next_cursor: nextCursor,
@@ -44,7 +49,7 @@ export const commentTools = [
     room: 'comments',
     title: 'Add a comment',
     description:
-      'Comments on a task or project, with @mentions. Returns {comment}. Use when you record findings for others.',
+      'Comments on a task, project, decision, note or handoff, with @mentions and replies. Returns {comment}. Use when you record findings for others.',
     input: commentAddInput,
     output: commentAddOutput,
     kind: 'write',
@@ -55,7 +60,7 @@ export const commentTools = [
     room: 'comments',
     title: 'Read a thread',
     description:
-      'Returns the thread of a task or project, oldest first. Use when you need the discussion alone.',
+      'Returns the thread of a task, project, decision, note or handoff, oldest first. Use when you need the discussion alone.',
     input: commentQueryInput,
     output: commentQueryOutput,
     kind: 'read',

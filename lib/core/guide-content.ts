@@ -616,6 +616,12 @@ Nobody edits a decision, not even the database owner. To change what was decided
 \`\`\`
 
 The old one becomes \`superseded\` with \`superseded_by\` pointing at the new one, and leaves default recall (\`include_superseded: true\` brings it back). \`decision_set_status\` only moves \`proposed\`, \`accepted\` and \`rejected\`; a superseded decision no longer moves.
+
+To question or discuss a decision without replacing it, comment on it; notes and handoffs take threads the same way:
+
+\`\`\`json
+{ "tool": "comment_add", "arguments": { "object_type": "decision", "object_id": "<decision id>", "body": "Does this hold for currencies without cents?" } }
+\`\`\`
 `;
 
 const KNOWLEDGE = `

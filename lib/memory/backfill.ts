@@ -171,13 +171,15 @@ export async function queueModelChange(db: Db, model: string): Promise<number> {
   return a?.n ?? 0;
 }
 
-/** Deletes notes past their expires_at (search already ignores them) and records each in the activity log. */
+/** Deletes notes past their expires_at (search already ignores them) with their comment threads, and records each in the activity log. */
 export async function purgeExpired(db: Db, limit = 1000): Promise<number> {
   const rows = await db.query<{ n: number }>(
     `with gone as (
        delete from public.knowledge_notes n
         where n.ctid in (select ctid from public.knowledge_notes where expires_at <= now() limit $1)
        returning n.tenant_id, n.id, n.project_id, n.title
+     ), threads as (
+       delete from public.comments c using gone where c.tenant_id = gone.tenant_id and c.object_type = 'note' and c.object_id = gone.id
      ), logged as (
        insert into public.activity (tenant_id, project_id, actor_id, verb, object_type, object_id, summary)
        select tenant_id, project_id, null, 'note.expired', 'note', id, title from gone

@@ -2,6 +2,38 @@
 -- Re-applied on every upgrade that changes any definition file: every statement here must be
 -- safe to run again (create or replace).
 
+/**
+ * The object a thread hangs on, inside the caller's workspace: {object_type, object_id,
+ * project_id, label}, or NOT_FOUND naming object_id. Tasks by uuid or KEY-N, projects by uuid or
+ * key; decisions, notes (live ones) and handoffs by uuid. work_request is another name for handoff.
+ */
+create or replace function bullpen.comment_target(p_type text, p_ref text) returns jsonb
+language plpgsql stable
+as $$
+declare
+  v_task public.tasks;
+  v_project public.projects;
+  v jsonb;
+begin
+  if p_type = 'task' then
+    v_task := bullpen.resolve_task(p_ref, 'object_id');
+    return jsonb_build_object('object_type', 'task', 'object_id', v_task.id, 'project_id', v_task.project_id,
+      'label', (select key from public.projects where tenant_id = v_task.tenant_id and id = v_task.project_id) || '-' || v_task.seq);
+  elsif p_type = 'project' then
+    v_project := bullpen.resolve_project(p_ref, 'object_id');
+    return jsonb_build_object('object_type', 'project', 'object_id', v_project.id, 'project_id', v_project.id, 'label', v_project.key);
+  elsif p_type in ('decision', 'note', 'handoff', 'work_request') then
+    if p_type = 'note' then
+      perform bullpen.resolve_note(p_ref, 'object_id'); -- an expired note takes no more comments
+    end if;
+    v := bullpen.resolve_object(case when p_type = 'work_request' then 'handoff' else p_type end, p_ref, 'object_id');
+    return v || jsonb_build_object('label', format('%s "%s"', v ->> 'object_type', left(v ->> 'label', 80)));
+  end if;
+  perform bullpen.fail('VALIDATION_ERROR', format('object_type: %s is not an object with a thread', coalesce(p_type, 'null')),
+    'comment on a task, project, decision, note or handoff');
+end
+$$;
+
 create or replace function public.comment_add(p jsonb) returns jsonb
 language plpgsql
 security definer
@@ -10,8 +42,7 @@ as $$
 declare
   v_replay jsonb;
   v_type text := p ->> 'object_type';
-  v_task public.tasks;
-  v_project public.projects;
+  v_target jsonb;
   v_object uuid;
   v_project_id uuid;
   v_label text;
@@ -27,20 +58,11 @@ begin
   if v_replay is not null then
     return v_replay;
   end if;
-  if v_type = 'task' then
-    v_task := bullpen.resolve_task(p ->> 'object_id', 'object_id');
-    v_object := v_task.id;
-    v_project_id := v_task.project_id;
-    v_label := (select key from public.projects where tenant_id = v_task.tenant_id and id = v_task.project_id) || '-' || v_task.seq;
-  elsif v_type = 'project' then
-    v_project := bullpen.resolve_project(p ->> 'object_id', 'object_id');
-    v_object := v_project.id;
-    v_project_id := v_project.id;
-    v_label := v_project.key;
-  else
-    perform bullpen.fail('VALIDATION_ERROR', format('object_type: %s threads are not available yet', coalesce(v_type, 'null')),
-      'comment on a task or a project');
-  end if;
+  v_target := bullpen.comment_target(v_type, p ->> 'object_id');
+  v_type := v_target ->> 'object_type';
+  v_object := (v_target ->> 'object_id')::uuid;
+  v_project_id := (v_target ->> 'project_id')::uuid;
+  v_label := v_target ->> 'label';
   if p ->> 'parent_comment_id' is not null then
     select * into v_parent from public.comments
      where tenant_id = bullpen.tenant_id() and id = bullpen.uuid_arg(p, 'parent_comment_id');
@@ -84,6 +106,7 @@ set search_path = ''
 as $$
 declare
   v_type text := p ->> 'object_type';
+  v_target jsonb;
   v_object uuid;
   v_limit int := greatest(1, least(coalesce((p ->> 'limit')::int, 100), 500));
   v_cursor text := bullpen.cursor_arg(p);
@@ -92,14 +115,9 @@ declare
   v_last text;
 begin
   perform bullpen.require_actor();
-  if v_type = 'task' then
-    v_object := (bullpen.resolve_task(p ->> 'object_id', 'object_id')).id;
-  elsif v_type = 'project' then
-    v_object := (bullpen.resolve_project(p ->> 'object_id', 'object_id')).id;
-  else
-    perform bullpen.fail('VALIDATION_ERROR', format('object_type: %s threads are not available yet', coalesce(v_type, 'null')),
-      'read the thread of a task or a project');
-  end if;
+  v_target := bullpen.comment_target(v_type, p ->> 'object_id');
+  v_type := v_target ->> 'object_type';
+  v_object := (v_target ->> 'object_id')::uuid;
   with page as (
     select c, a.display_name as author, a.kind as author_kind,
            to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') || ' ' || c.id::text as sort_key
@@ -126,6 +144,8 @@ $$;
 alter function public.comment_query(jsonb) owner to bullpen_writer;
 
 -- Execute rights, one function at a time: the API roles call RPCs, never helpers.
+revoke all on function bullpen.comment_target(text, text) from public, anon, authenticated;
+grant execute on function bullpen.comment_target(text, text) to bullpen_writer, service_role;
 revoke all on function public.comment_add(jsonb) from public, anon;
 grant execute on function public.comment_add(jsonb) to authenticated, service_role;
 revoke all on function public.comment_query(jsonb) from public, anon;

@@ -528,6 +528,15 @@ begin
   elsif new.object_type = 'project' then
     select pr.id, pr.key into v_project, v_where from public.projects pr
      where pr.tenant_id = new.tenant_id and pr.id = new.object_id;
+  elsif new.object_type = 'decision' then
+    select d.project_id, format('decision "%s"', left(d.title, 80)) into v_project, v_where from public.decisions d
+     where d.tenant_id = new.tenant_id and d.id = new.object_id;
+  elsif new.object_type = 'note' then
+    select n.project_id, format('note "%s"', left(n.title, 80)) into v_project, v_where from public.knowledge_notes n
+     where n.tenant_id = new.tenant_id and n.id = new.object_id;
+  elsif new.object_type = 'handoff' then
+    select h.related_project_id, h.related_task_id, format('%s "%s"', h.kind, left(h.title, 80)) into v_project, v_task, v_where
+      from public.handoffs h where h.tenant_id = new.tenant_id and h.id = new.object_id;
   end if;
   for v_r in select distinct x from unnest(v_targets) x loop
     perform bullpen.notify(new.tenant_id, v_r, 'comment.mentioned',

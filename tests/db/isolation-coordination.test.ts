@@ -120,6 +120,9 @@ describe('every coordination tool, called with another workspace’s ids', () =>
     ['inbox', () => ({ ack: [a.handoff] })],
     ['inbox', () => ({ ack: [a.notification] })],
     ['notification_mark_read', () => ({ ids: [a.notification] })],
+    ['comment_add', () => ({ object_type: 'handoff', object_id: a.handoff, body: 'intrude' })],
+    ['comment_add', () => ({ object_type: 'work_request', object_id: a.handoff, body: 'intrude' })],
+    ['comment_query', () => ({ object_type: 'handoff', object_id: a.handoff })],
   ];
 
   it.each(cases)('%s answers NOT_FOUND (%#)', async (tool, input) => {
@@ -134,7 +137,9 @@ describe('every coordination tool, called with another workspace’s ids', () =>
     expect(nrow.read_at).toBeNull();
     const [{ c }] = await db.query<{ c: number }>(`select count(*)::int c from public.handoff_acks where handoff_id = $1`, [a.handoff]);
     expect(c).toBe(1);
-    proofs += 3;
+    const [{ t }] = await db.query<{ t: number }>(`select count(*)::int t from public.comments where object_id = $1`, [a.handoff]);
+    expect(t).toBe(0);
+    proofs += 4;
   });
 
   it('lists only B’s own: handoff_query, inbox, notification_query, task_get and whoami', async () => {

@@ -53,6 +53,15 @@ describe("another workspace's memory reads as NOT_FOUND", () => {
     expect(row.title).toBe('Zanzibar vault code');
   });
 
+  it('threads: a decision or note of A takes no comment from B and shows B none', async () => {
+    for (const [object_type, object_id] of [['decision', a.decision], ['note', a.note]]) {
+      fails(await B.agent.call('comment_add', { object_type, object_id, body: 'intrude' }), 'NOT_FOUND');
+      fails(await B.agent.call('comment_query', { object_type, object_id }), 'NOT_FOUND');
+    }
+    const [{ n }] = await db.query<{ n: number }>(`select count(*)::int n from public.comments where object_id in ($1, $2)`, [a.decision, a.note]);
+    expect(n).toBe(0);
+  });
+
   it('skills: get by id, get by slug, project scope', async () => {
     fails(await B.agent.call('skill_get', { skill_id: a.skill }), 'NOT_FOUND');
     fails(await B.agent.call('skill_get', { slug: 'zanzibar-ops' }), 'NOT_FOUND');

@@ -1,0 +1,112 @@
+'use client';
+
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useActors } from '@/lib/console/client/hooks';
+import { writeTool } from '@/lib/console/client/mutations';
+import { threadKey, useThread, type ThreadObject } from '@/lib/console/client/threads';
+import { useToast } from '@/lib/console/client/toast';
+import { useNow } from '@/lib/console/client/use-now';
+import { timeAgo } from '@/lib/console/format';
+import type { TaskComment } from '@/lib/console/types';
+import { ActorAvatar } from './actor-avatar';
+import { useMe } from './console-providers';
+import { CommentIcon } from './icons';
+import { Markdown } from './markdown';
+
+/** A thread's comments, oldest first; replies are indented under their parent. */
+export function CommentItems({ comments, now }: { comments: TaskComment[]; now: number }) {
+  return (
+    <ul className="space-y-3">
+      {comments.map((c) => (
+        <li key={c.id} className={`flex gap-2.5 ${c.parent_comment_id ? 'ml-8' : ''}`} data-testid="comment">
+          <ActorAvatar name={c.author} kind={c.author_kind} size="sm" />
+          <div className="min-w-0 flex-1">
+            <p className="text-[12px]">
+              <span className="font-medium text-zinc-800">{c.author}</span>
+              <span className="ml-1.5 text-zinc-400">{timeAgo(c.created_at, now)}</span>
+            </p>
+            <Markdown text={c.body} className="mt-0.5" />
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The box under a thread: ⌘/Ctrl+Enter or the button sends; the draft stays if sending fails. */
+export function CommentComposer({ onSend, placeholder, spaced }: { onSend: (body: string) => Promise<boolean>; placeholder: string; spaced: boolean }) {
+  const me = useMe();
+  const actors = useActors();
+  const [draft, setDraft] = useState('');
+  const [busy, setBusy] = useState(false);
+  const send = async () => {
+    if (!draft.trim() || busy) return;
+    setBusy(true);
+    try {
+      if (await onSend(draft)) setDraft('');
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className={`flex gap-2.5 ${spaced ? 'mt-4' : ''}`}>
+      <ActorAvatar name={actors.byId.get(me.actor_id)?.display_name ?? me.display_name} kind="human" size="sm" />
+      <div className="flex-1">
+        <textarea
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) void send();
+          }}
+          rows={2}
+          placeholder={placeholder}
+          aria-label="Comment"
+          data-testid="comment-input"
+          className="w-full rounded-md border border-zinc-200 px-2.5 py-2 text-[13px] placeholder:text-zinc-400 focus:border-indigo-400 focus:outline-none"
+        />
+        <div className="mt-1.5 flex items-center justify-end gap-2">
+          <span className="text-[11px] text-zinc-400">⌘/Ctrl + Enter</span>
+          <button onClick={() => void send()} disabled={!draft.trim() || busy} data-testid="comment-send" className="inline-flex h-7 items-center gap-1 rounded-md bg-zinc-900 px-2.5 text-[12px] font-medium text-white hover:bg-zinc-800 disabled:opacity-40">
+            <CommentIcon className="size-3.5" /> Comment
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/** The live thread of a decision, note or handoff, with a box to add to it. */
+export function ObjectThread({ objectType, objectId }: { objectType: ThreadObject; objectId: string }) {
+  const qc = useQueryClient();
+  const toast = useToast();
+  const now = useNow(30_000);
+  const thread = useThread(objectType, objectId);
+  const comments = thread.data?.comments ?? [];
+  const onSend = async (body: string) => {
+    try {
+      await writeTool('comment_add', { object_type: objectType, object_id: objectId, body });
+      await qc.invalidateQueries({ queryKey: threadKey(objectType, objectId) });
+      return true;
+    } catch (err) {
+      toast.error(err);
+      return false;
+    }
+  };
+  return (
+    <div data-testid="thread" className="mt-3 border-t border-zinc-100 pt-3">
+      <p className="mb-2 text-[11px] font-semibold tracking-wide text-zinc-500 uppercase">
+        Discussion{comments.length ? ` (${comments.length})` : ''}
+      </p>
+      {thread.isPending ? (
+        <p className="text-[12px] text-zinc-400">Loading the thread…</p>
+      ) : (
+        <>
+          {comments.length === 0 && <p className="text-[12px] text-zinc-500" data-testid="thread-empty">No comments yet. Agents add to this thread with comment_add.</p>}
+          <CommentItems comments={comments} now={now} />
+        </>
+      )}
+      <CommentComposer onSend={onSend} placeholder={`Comment on this ${objectType} — agents read it with comment_query`} spaced={comments.length > 0} />
+    </div>
+  );
+}
