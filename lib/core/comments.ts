@@ -49,7 +49,7 @@ export const commentTools = [
     room: 'comments',
     title: 'Add a comment',
     description:
-      'Comments on a task, project, decision, note or handoff, with @mentions and replies. Returns {comment}. Use when you record findings for others.',
+      'Comments on a task, project, decision, note or handoff, with @mentions. Returns {comment}. Use when you record findings for others.',
     input: commentAddInput,
     output: commentAddOutput,
     kind: 'write',
