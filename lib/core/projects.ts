@@ -48,7 +48,7 @@ export const projectUpdateOutput = writeResult({
 export type ProjectUpdateOutput = z.infer<typeof projectUpdateOutput>;
 
 export const projectQueryInput = z.strictObject({
-  project_id: uuid.optional(),
+  project_id: projectRef.optional(),
   status: z.union([projectStatus, z.array(projectStatus).max(5)]).optional(),
   q: z.string().min(1).max(200).optional(),
   owner_actor_id: actorRef.optional(),

@@ -1067,7 +1067,12 @@ begin
     select pr, lower(pr.key) as sort_key
       from public.projects pr
      where pr.tenant_id = bullpen.tenant_id()
-       and (p ->> 'project_id' is null or pr.id = bullpen.uuid_arg(p, 'project_id'))
+       -- by uuid or key, like every other project_id; a list filters, so a project that is not
+       -- in this workspace gives an empty page rather than NOT_FOUND
+       and (p ->> 'project_id' is null
+            or (case when p ->> 'project_id' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                     then pr.id = (p ->> 'project_id')::uuid
+                     else lower(pr.key) = lower(p ->> 'project_id') end))
        and (v_statuses is null or pr.status = any (v_statuses))
        and (p ->> 'owner_actor_id' is null or pr.owner_actor_id = bullpen.uuid_arg(p, 'owner_actor_id'))
        and (p ->> 'repository_id' is null

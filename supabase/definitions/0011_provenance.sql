@@ -1150,6 +1150,10 @@ begin
       v_field := 'owner';
     end if;
   end if;
+  if v_remote is null and (p -> 'autodetect') = 'false'::jsonb then
+    perform bullpen.fail('VALIDATION_ERROR', 'remote_url is required with autodetect: false',
+      'pass remote_url, slug, or owner and name; or leave autodetect out to register the repository you stand in');
+  end if;
   if v_remote is null then
     v_here := true;
     v_remote := nullif(bullpen.claims() ->> 'repo', '');

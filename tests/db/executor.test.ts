@@ -86,7 +86,7 @@ describe('strict validation', () => {
 
   it.each([
     ['a malformed uuid', 'task_query', { assignee_actor_id: 'not-a-uuid' }, 'assignee_actor_id'],
-    ['a malformed uuid filter', 'project_query', { project_id: 'nope' }, 'project_id'],
+    ['a malformed project filter', 'project_query', { project_id: 'not a key' }, 'project_id'],
     ['a malformed task reference', 'task_get', { task_id: 'twelve' }, 'task_id'],
     ['an unknown enum value', 'task_query', { status: ['todo', 'sleeping'] }, 'status[1]'],
     ['an unknown order', 'task_query', { order_by: 'title' }, 'order_by'],

@@ -251,9 +251,12 @@ describe('project_query', () => {
     expect(r.projects.map((p: any) => p.key)).toEqual(keys);
   });
 
-  it('filters by project_id', async () => {
+  it('filters by project_id, a uuid or a key in any case', async () => {
     const r = ok(await t.agent.call('project_query', { project_id: ids.GAM }));
     expect(r.projects.map((p: any) => p.id)).toEqual([ids.GAM]);
+    expect(ok(await t.agent.call('project_query', { project_id: 'GAM' })).projects.map((p: any) => p.id)).toEqual([ids.GAM]);
+    expect(ok(await t.agent.call('project_query', { project_id: 'gam' })).projects.map((p: any) => p.id)).toEqual([ids.GAM]);
+    expect(ok(await t.agent.call('project_query', { project_id: 'NOPE' })).projects).toEqual([]);
   });
 
   it('adds task counts with detail: "full"', async () => {
@@ -286,7 +289,7 @@ describe('project_query', () => {
   it.each([
     ['an unknown status', { status: 'done' }, 'status'],
     ['an unknown detail', { detail: 'everything' }, 'detail'],
-    ['a project_id that is not a uuid', { project_id: 'ALP' }, 'project_id'],
+    ['a project_id that is neither a uuid nor a key', { project_id: 'A-L-P' }, 'project_id'],
     ['a page size above 200', { limit: 201 }, 'limit'],
     ['a cursor that is not one', { cursor: '////' }, 'cursor'],
   ])('refuses %s (VALIDATION_ERROR)', async (_what, input, field) => {

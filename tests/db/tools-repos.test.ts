@@ -64,6 +64,11 @@ describe('repo_register', () => {
     const beat = asRun(T.agent, { run_id: 'beating' });
     ok(await beat.call('run_heartbeat', { remote_url: 'git@github.com:acme/api.git' }));
     expect(ok(await beat.call('repo_register', { autodetect: true })).repository_id).toBe(ids.repo);
+    // autodetect: false means "not from where I stand": a name is then required
+    const e = fails(await here.call('repo_register', { autodetect: false }), 'VALIDATION_ERROR');
+    expect(e.message).toContain('remote_url');
+    expect(e.message).toContain('autodetect');
+    expect(ok(await here.call('repo_register', { autodetect: false, slug: 'acme/docs' }))).toMatchObject({ created: false, current_run: false });
   });
 
   it('says how to name the repository when it cannot tell, and refuses what is not a remote', async () => {
