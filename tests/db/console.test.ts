@@ -132,7 +132,8 @@ describe('comment_add', () => {
 
   it('validates its input and names the field', async () => {
     expect(fails(await addComment(who(A), { object_type: 'task', object_id: 'CA-1', body: '   ' }), 'VALIDATION_ERROR').message).toContain('body');
-    expect(fails(await addComment(who(A), { object_type: 'decision', object_id: 'CA-1', body: 'x' }), 'VALIDATION_ERROR').message).toContain('object_type');
+    expect(fails(await addComment(who(A), { object_type: 'repository', object_id: 'CA-1', body: 'x' }), 'VALIDATION_ERROR').message).toContain('object_type');
+    expect(fails(await addComment(who(A), { object_type: 'decision', object_id: 'CA-1', body: 'x' }), 'VALIDATION_ERROR').message).toContain('object_id');
     expect(fails(await addComment(who(A), { object_type: 'task', object_id: 'CA-1', body: 'x', colour: 'red' }), 'VALIDATION_ERROR').message).toContain('colour');
     const other = ok(await addComment(who(A), { object_type: 'project', object_id: 'CA', body: 'elsewhere' }));
     expect(fails(await addComment(who(A), { object_type: 'task', object_id: 'CA-1', body: 'x', parent_comment_id: other.comment_id }), 'VALIDATION_ERROR').message).toContain('another thread');
