@@ -92,9 +92,15 @@ async function main() {
   // a realistic inbox for the measured agent: three open handoffs waiting for it
   const me = agents[ACTORS - 1];
   const sender = agents[0];
+  // whoami is measured twice: as `me`, which ends up holding every task the claim measurements and
+  // the bare claims take (hundreds; whoami lists 25), and as `typical`, an agent holding the three
+  // tasks it claimed above, with the same three handoffs waiting
+  const typical = agents[5];
   for (let k = 0; k < 3; k++) {
-    const env = await execute({ db, claims: sender.claims }, 'handoff_create', { to_actor_ids: [me.id], title: `cost question ${k}`, kind: 'question' });
-    if (!env.ok) throw new Error(`handoff_create: ${env.error.message}`);
+    for (const to of [me, typical]) {
+      const env = await execute({ db, claims: sender.claims }, 'handoff_create', { to_actor_ids: [to.id], title: `cost question ${k}`, kind: 'question' });
+      if (!env.ok) throw new Error(`handoff_create: ${env.error.message}`);
+    }
   }
   for (let k = 0; k < HISTORY; k++) {
     const call = async (who: typeof me, tool: string, input: Record<string, unknown>) => {
@@ -199,6 +205,7 @@ async function main() {
   const argsFor: Record<string, (i: number) => Record<string, unknown>> = {
     task_claim: () => ({}),
     whoami: () => ({}),
+    whoami_typical: () => ({}),
     task_query: () => ({ project_id: 'COST', state: 'ready', limit: 20 }),
     task_get: () => ({ task_id: someTask }),
     task_update: (i) => ({ task_id: someTask, patch: { priority: i % 5 } }),
@@ -206,18 +213,20 @@ async function main() {
     inbox: () => ({}),
     handoff_claim: () => ({ handoff_id: handoffs.pop() }),
   };
-  const callerOf = (tool: string) => (tool === 'handoff_claim' ? claimer : me);
+  const callerOf = (what: string) => (what === 'handoff_claim' ? claimer : what === 'whoami_typical' ? typical : me);
+  const toolOf = (what: string) => (what === 'whoami_typical' ? 'whoami' : what);
   const lit = (s: string) => client.escapeLiteral(s);
   // writes go through the RPC with a key, as the executor sends them
   const writes = new Set(['task_claim', 'task_update', 'inbox', 'handoff_claim']);
-  const rpcArgs = (tool: string, i: number) => ({ ...argsFor[tool](i), ...(writes.has(tool) ? { idempotency_key: `k-${tool}-${i}-${Math.random()}` } : {}) });
-  for (const [tool, args] of Object.entries(argsFor)) {
-    if (TOOLS && !TOOLS.has(tool)) continue;
-    const row: Record<string, unknown> = { bench: 'tool_cost', what: tool, ...(HISTORY ? { history: HISTORY } : {}) };
-    const caller = callerOf(tool);
-    if (PROFILE) await profileTool(client, tool, caller.claims, () => rpcArgs(tool, 0), pgLocal!.log!);
+  const rpcArgs = (what: string, i: number) => ({ ...argsFor[what](i), ...(writes.has(what) ? { idempotency_key: `k-${what}-${i}-${Math.random()}` } : {}) });
+  for (const [what, args] of Object.entries(argsFor)) {
+    if (TOOLS && !TOOLS.has(what)) continue;
+    const row: Record<string, unknown> = { bench: 'tool_cost', what, ...(HISTORY ? { history: HISTORY } : {}) };
+    const caller = callerOf(what);
+    const tool = toolOf(what);
+    if (PROFILE) await profileTool(client, tool, caller.claims, () => rpcArgs(what, 0), pgLocal!.log!, what);
     if (MODES.has('rpc')) {
-      const m = await timePaired((i) => client.query(callSql(caller.claims, tool, rpcArgs(tool, i), lit, true)));
+      const m = await timePaired((i) => client.query(callSql(caller.claims, tool, rpcArgs(what, i), lit, true)));
       row.rpc_p50_ms = m.p50;
       row.rpc_bare_p50_ms = m.bare;
       row.rpc_ratio = m.ratio;
@@ -269,7 +278,7 @@ async function main() {
  * planning and execution time of every statement, nested ones included; self and total time of
  * every function), then one call under auto_explain with nested statements. Written to PROFILE.
  */
-async function profileTool(client: pg.Client, tool: string, claims: Claims, args: () => Record<string, unknown>, log: string) {
+async function profileTool(client: pg.Client, tool: string, claims: Claims, args: () => Record<string, unknown>, log: string, name = tool) {
   const lit = (s: string) => client.escapeLiteral(s);
   for (let i = 0; i < 10; i++) await client.query(callSql(claims, tool, args(), lit, true));
   // this backend's pending counters (earlier calls) are flushed first, so the reset clears them too
@@ -301,8 +310,8 @@ async function profileTool(client: pg.Client, tool: string, claims: Claims, args
   await client.query(`set auto_explain.log_min_duration = -1`);
   await new Promise((r) => setTimeout(r, 200));
   const explain = readFileSync(log).subarray(before).toString('utf8');
-  writeFileSync(path.join(PROFILE, `${tool}.json`), JSON.stringify({ tool, calls, statements, functions }, null, 1));
-  writeFileSync(path.join(PROFILE, `${tool}.explain.log`), explain);
+  writeFileSync(path.join(PROFILE, `${name}.json`), JSON.stringify({ tool, calls, statements, functions }, null, 1));
+  writeFileSync(path.join(PROFILE, `${name}.explain.log`), explain);
 }
 
 main().catch((err) => {
