@@ -11,26 +11,20 @@ create or replace function bullpen.comment_target(p_type text, p_ref text) retur
 language plpgsql stable
 as $$
 declare
-  v_task public.tasks;
-  v_project public.projects;
   v jsonb;
 begin
-  if p_type = 'task' then
-    v_task := bullpen.resolve_task(p_ref, 'object_id');
-    return jsonb_build_object('object_type', 'task', 'object_id', v_task.id, 'project_id', v_task.project_id,
-      'label', (select key from public.projects where tenant_id = v_task.tenant_id and id = v_task.project_id) || '-' || v_task.seq);
-  elsif p_type = 'project' then
-    v_project := bullpen.resolve_project(p_ref, 'object_id');
-    return jsonb_build_object('object_type', 'project', 'object_id', v_project.id, 'project_id', v_project.id, 'label', v_project.key);
-  elsif p_type in ('decision', 'note', 'handoff', 'work_request') then
-    if p_type = 'note' then
-      perform bullpen.resolve_note(p_ref, 'object_id'); -- an expired note takes no more comments
-    end if;
-    v := bullpen.resolve_object(case when p_type = 'work_request' then 'handoff' else p_type end, p_ref, 'object_id');
-    return v || jsonb_build_object('label', format('%s "%s"', v ->> 'object_type', left(v ->> 'label', 80)));
+  if p_type is null or p_type not in ('task', 'project', 'decision', 'note', 'handoff', 'work_request') then
+    perform bullpen.fail('VALIDATION_ERROR', format('object_type: %s is not an object with a thread', coalesce(p_type, 'null')),
+      'comment on a task, project, decision, note or handoff');
   end if;
-  perform bullpen.fail('VALIDATION_ERROR', format('object_type: %s is not an object with a thread', coalesce(p_type, 'null')),
-    'comment on a task, project, decision, note or handoff');
+  if p_type = 'note' then
+    perform bullpen.resolve_note(p_ref, 'object_id'); -- an expired note takes no more comments
+  end if;
+  v := bullpen.resolve_object(case when p_type = 'work_request' then 'handoff' else p_type end, p_ref, 'object_id');
+  if p_type in ('task', 'project') then
+    return v; -- labelled PAY-12 and PAY already
+  end if;
+  return v || jsonb_build_object('label', format('%s "%s"', v ->> 'object_type', left(v ->> 'label', 80)));
 end
 $$;
 
