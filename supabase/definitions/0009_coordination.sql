@@ -129,14 +129,12 @@ create or replace function bullpen.handoffs_settle() returns trigger
 language plpgsql
 as $$
 begin
-  if new.status is distinct from old.status or new.claimed_by_actor_id is distinct from old.claimed_by_actor_id then
-    if new.status in ('responded', 'resolved') then
-      update public.handoff_recipients set settled = true
-       where tenant_id = new.tenant_id and handoff_id = new.id and not settled;
-    elsif new.status = 'claimed' then
-      update public.handoff_recipients set settled = true
-       where tenant_id = new.tenant_id and handoff_id = new.id and actor_id <> new.claimed_by_actor_id and not settled;
-    end if;
+  if new.status in ('responded', 'resolved') then
+    update public.handoff_recipients set settled = true
+     where tenant_id = new.tenant_id and handoff_id = new.id and not settled;
+  elsif new.status = 'claimed' then
+    update public.handoff_recipients set settled = true
+     where tenant_id = new.tenant_id and handoff_id = new.id and actor_id <> new.claimed_by_actor_id and not settled;
   end if;
   if new.responded_at is not null and not new.response_settled
      and (new.responded_by_actor_id = new.from_actor_id
@@ -147,8 +145,10 @@ begin
 end
 $$;
 
+-- only a move of status or claim can settle anything: answering and resolving both move the status
 create or replace trigger handoffs_settle before update on public.handoffs
-  for each row execute function bullpen.handoffs_settle();
+  for each row when (old.status is distinct from new.status or old.claimed_by_actor_id is distinct from new.claimed_by_actor_id)
+  execute function bullpen.handoffs_settle();
 
 /** A handoff of the caller's workspace by id; NOT_FOUND (naming the field) otherwise. */
 create or replace function bullpen.resolve_handoff(p_ref text, p_field text default 'handoff_id', p_lock boolean default false)
