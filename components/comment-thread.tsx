@@ -9,6 +9,7 @@ import { useToast } from '@/lib/console/client/toast';
 import { useNow } from '@/lib/console/client/use-now';
 import { timeAgo } from '@/lib/console/format';
 import type { TaskComment } from '@/lib/console/types';
+import type { CommentAddOutput, CommentQueryOutput } from '@/lib/core/comments';
 import { ActorAvatar } from './actor-avatar';
 import { useMe } from './console-providers';
 import { CommentIcon } from './icons';
@@ -85,8 +86,11 @@ export function ObjectThread({ objectType, objectId }: { objectType: ThreadObjec
   const comments = thread.data?.comments ?? [];
   const onSend = async (body: string) => {
     try {
-      await writeTool('comment_add', { object_type: objectType, object_id: objectId, body });
-      await qc.invalidateQueries({ queryKey: threadKey(objectType, objectId) });
+      // the answer carries the comment: it joins the thread now, and the live event's re-read confirms it
+      const { comment } = await writeTool<CommentAddOutput>('comment_add', { object_type: objectType, object_id: objectId, body });
+      qc.setQueryData<CommentQueryOutput>(threadKey(objectType, objectId), (t) =>
+        t && !t.comments.some((c) => c.id === comment.id) ? { ...t, comments: [...t.comments, comment] } : t,
+      );
       return true;
     } catch (err) {
       toast.error(err);
