@@ -87,8 +87,14 @@ async function main() {
     const a = await ensureActor(db, ws.id, { kind: 'agent', external_ref: `agent:cost-${i}`, display_name: `cost-${i}` });
     agents.push({ id: a.id, key: (await mintKey(db, ws.id, a.id)).api_key, claims: { sub: a.id, role: 'authenticated', tenant_id: ws.id, actor_id: a.id, run_id: `cost-${i}` } });
   }
+  /** A setup call through the executor, as that agent; a refusal stops the bench. */
+  const call = async (who: (typeof agents)[number], tool: string, input: Record<string, unknown>) => {
+    const env = await execute({ db, claims: who.claims }, tool, input);
+    if (!env.ok) throw new Error(`${tool}: ${env.error.message}`);
+    return env as Record<string, unknown>;
+  };
   // some history, as a live workspace has: each agent claims a few tasks
-  for (const a of agents.slice(0, 20)) for (let k = 0; k < 3; k++) await execute({ db, claims: a.claims }, 'task_claim', {});
+  for (const a of agents.slice(0, 20)) for (let k = 0; k < 3; k++) await call(a, 'task_claim', {});
   // a realistic inbox for the measured agent: three open handoffs waiting for it
   const me = agents[ACTORS - 1];
   const sender = agents[0];
@@ -97,17 +103,9 @@ async function main() {
   // tasks it claimed above, with the same three handoffs waiting
   const typical = agents[5];
   for (let k = 0; k < 3; k++) {
-    for (const to of [me, typical]) {
-      const env = await execute({ db, claims: sender.claims }, 'handoff_create', { to_actor_ids: [to.id], title: `cost question ${k}`, kind: 'question' });
-      if (!env.ok) throw new Error(`handoff_create: ${env.error.message}`);
-    }
+    for (const to of [me, typical]) await call(sender, 'handoff_create', { to_actor_ids: [to.id], title: `cost question ${k}`, kind: 'question' });
   }
   for (let k = 0; k < HISTORY; k++) {
-    const call = async (who: typeof me, tool: string, input: Record<string, unknown>) => {
-      const env = await execute({ db, claims: who.claims }, tool, input);
-      if (!env.ok) throw new Error(`${tool}: ${env.error.message}`);
-      return env as Record<string, unknown>;
-    };
     const toMe = String((await call(sender, 'handoff_create', { to_actor_ids: [me.id], title: `past question ${k}`, kind: 'question' })).handoff_id);
     await call(me, 'handoff_claim', { handoff_id: toMe });
     await call(me, 'handoff_respond', { handoff_id: toMe, response: { text: 'answered' } });
@@ -123,9 +121,7 @@ async function main() {
   if (!TOOLS || TOOLS.has('handoff_claim')) {
     const total = (N + 20) * (Number(MODES.has('rpc')) + Number(MODES.has('executor')) + Number(PROFILE ? 2 : 0));
     for (let k = 0; k < total; k++) {
-      const env = await execute({ db, claims: sender.claims }, 'handoff_create', { to_actor_ids: [claimer.id], title: `cost handoff ${k}`, kind: 'handoff' });
-      if (!env.ok) throw new Error(`handoff_create: ${env.error.message}`);
-      handoffs.push(String(env.handoff_id));
+      handoffs.push(String((await call(sender, 'handoff_create', { to_actor_ids: [claimer.id], title: `cost handoff ${k}`, kind: 'handoff' })).handoff_id));
     }
   }
   if (PROJECTS > 1) {
