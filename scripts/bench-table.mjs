@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Turns bench/results/breakdown.jsonl and bench/results/mixed.jsonl into the README's tables under
+// Turns bench/results/breakdown.jsonl and bench/results/mixed.jsonl into the tables of docs/benchmarks.md under
 // "Where a call's time goes", so a re-measured run updates them without hand-copying a figure.
 //   node scripts/bench-table.mjs            prints the markdown
-//   node scripts/bench-table.mjs --write    replaces the block between the README's
+//   node scripts/bench-table.mjs --write    replaces the block between docs/benchmarks.md's
 //                                           <!-- bench-table:start --> and <!-- bench-table:end -->
 //   --breakdown FILE / --mixed FILE         read other result files (e.g. bench/results/latest.jsonl)
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -146,15 +146,15 @@ export function mixedTables(lines) {
   return out.join('\n') + '\n';
 }
 
-/** The whole README block, between its markers. */
+/** The whole block of docs/benchmarks.md, between its markers (links relative to docs/). */
 export function tablesBlock(breakdown, mixed) {
   return [
     START,
     '',
-    '**Per tool** (`bench/breakdown.ts`, [bench/results/breakdown.jsonl](bench/results/breakdown.jsonl)):',
+    '**Per tool** (`bench/breakdown.ts`, [bench/results/breakdown.jsonl](../bench/results/breakdown.jsonl)):',
     '',
     breakdownTable(breakdown),
-    '**Mixed workload** (`bench/mixed.ts`, [bench/results/mixed.jsonl](bench/results/mixed.jsonl)):',
+    '**Mixed workload** (`bench/mixed.ts`, [bench/results/mixed.jsonl](../bench/results/mixed.jsonl)):',
     '',
     mixedTables(mixed),
     END,
@@ -172,14 +172,14 @@ export function replaceBlock(text, block) {
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const block = tablesBlock(read(opt('--breakdown', 'bench/results/breakdown.jsonl')), read(opt('--mixed', 'bench/results/mixed.jsonl')));
   if (args.includes('--write')) {
-    const readme = path.join(root, 'README.md');
-    const next = replaceBlock(readFileSync(readme, 'utf8'), block);
+    const doc = path.join(root, 'docs', 'benchmarks.md');
+    const next = replaceBlock(readFileSync(doc, 'utf8'), block);
     if (next === null) {
-      console.error(`README.md has no ${START} … ${END} block to replace`);
+      console.error(`docs/benchmarks.md has no ${START} … ${END} block to replace`);
       process.exit(1);
     }
-    writeFileSync(readme, next);
-    console.error('README.md: tables rewritten');
+    writeFileSync(doc, next);
+    console.error('docs/benchmarks.md: tables rewritten');
   } else {
     console.log(block);
   }

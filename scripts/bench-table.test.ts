@@ -39,7 +39,7 @@ describe('bench-table', () => {
     expect(md).toContain('| 8 | bare SQL claim (per claim) | 0.00 | 3.30 | 0.40 | 3.30 | 0.50 |');
   });
 
-  it('replaces only the marked block, and refuses a README without markers', () => {
+  it('replaces only the marked block, and refuses a document without markers', () => {
     const block = tablesBlock(breakdown, mixed);
     const text = 'before\n<!-- bench-table:start -->\nold\n<!-- bench-table:end -->\nafter\n';
     const next = replaceBlock(text, block)!;

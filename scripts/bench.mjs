@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // npm run bench: every benchmark in bench/, JSON lines on stdout, also saved to bench/results/latest.jsonl.
 // `npm run bench NAME…` runs the benches whose file names contain a NAME; with --save each bench's
-// lines also go to bench/results/<bench>.jsonl (the files the README cites; `node
+// lines also go to bench/results/<bench>.jsonl (the files docs/benchmarks.md cites; `node
 // scripts/bench-table.mjs --write` turns them into its tables).
 // Needs Postgres (DATABASE_URL, or the server binaries to start a throwaway one) and the app build.
 import { spawn, spawnSync } from 'node:child_process';

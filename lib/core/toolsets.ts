@@ -14,7 +14,7 @@ import type { ToolDef } from './tool';
  * (task_claim, task_query, task_get), work it (comment_add, task_update, task_create), hand over
  * (task_release, handoff_create) and wait for more (inbox). Its listing must stay within 8 KB
  * (tool-list.test.ts), which it does because tools/list advertises shapes and leaves bounds to the
- * validator (README: What the tool list costs a model).
+ * validator (docs/benchmarks.md: What the tool list costs a model).
  */
 export const CORE_TOOLS: readonly string[] = [
   'whoami',

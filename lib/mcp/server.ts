@@ -25,7 +25,7 @@ Errors come back as {ok:false, error:{code, message, hint, retryable}}: follow t
 Rooms and toolsets: the tools are grouped by room (${toolsetNames().filter((n) => n !== 'core' && n !== 'all').join(', ')}). This connection may list only some of them, the toolsets its URL names (?toolsets=core,handoffs, or the X-Bullpen-Toolsets header; core is the loop above). guide() answers on every connection and lists every room with its tools; to use another room's tools, ask your operator to add its name to the toolsets.`;
 
 export type ToolListOptions = {
-  /** Advertise each tool's outputSchema (and answer with structuredContent). Off: see README, Architecture. */
+  /** Advertise each tool's outputSchema (and answer with structuredContent). Off: see docs/architecture.md, Design notes. */
   outputSchema?: boolean;
   /** A scoped key's scopes: the list shows only the tools it may call. */
   scopes?: Scopes;
@@ -37,7 +37,7 @@ export type ToolListOptions = {
  * Hints that differ from MCP's defaults (readOnly false, destructive true, idempotent false); the
  * title is the tool's own, and a read-only tool's other hints mean nothing (spec). openWorldHint is
  * left at its default: hosts gate calls on read-only and destructive, and 22 bytes on every tool
- * were 1.25 KB of tools/list (README: What the tool list costs a model).
+ * were 1.25 KB of tools/list (docs/benchmarks.md: What the tool list costs a model).
  */
 function toolAnnotations(t: ToolDef): Tool['annotations'] {
   if (t.kind === 'read') return { readOnlyHint: true };

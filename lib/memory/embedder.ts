@@ -93,7 +93,7 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
   };
 }
 
-/** The embedder the environment names (see README, Configuration). */
+/** The embedder the environment names (docs/operations.md: Configuration). */
 export function embedderFromEnv(env: NodeJS.ProcessEnv = process.env): Embedder {
   const choice = env.BULLPEN_EMBEDDER ?? (env.OPENAI_API_KEY ? 'openai' : 'local');
   if (choice === 'openai') {
