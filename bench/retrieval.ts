@@ -24,6 +24,7 @@ import { embedDue } from '../lib/memory/backfill';
 import { localEmbedder, LOCAL_DIMS, LOCAL_MODEL, setEmbedder } from '../lib/memory/embedder';
 import { ensureActor, ensureWorkspace } from '../lib/server/workspace';
 import { emit, percentile, root } from './lib';
+import '../lib/server/wiring';
 
 type Doc = { id: string; type: 'note' | 'decision'; title: string; text: string };
 type Query = { q: string; relevant: string[] };

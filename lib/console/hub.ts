@@ -1,15 +1,16 @@
+import { ChangeRouter, changeFeed, Subscribers } from '../core/change-feed';
 import type { ChangeEvent, Db } from '../db/types';
 
 /**
- * One LISTEN per server process on 'bullpen_changes', fanned out to the open live streams of the
- * event's own workspace only. Streams of other workspaces never see the event: the filter is the
+ * The process's one change-feed subscription (shared with the waiting calls), fanned out to the
+ * open live streams of the event's own workspace only. Streams of other workspaces never see the event: the filter is the
  * tenant_id the trigger put in the payload, matched against the session's tenant on the server.
  */
 
 type Listener = (event: ChangeEvent) => void;
 
-export class ChangeHub {
-  private readonly byTenant = new Map<string, Set<Listener>>();
+export class ChangeHub extends ChangeRouter {
+  private readonly byTenant = new Subscribers<Listener>();
   private readonly closers = new Set<() => void>();
   delivered = 0;
 
@@ -35,18 +36,8 @@ export class ChangeHub {
     this.closers.clear();
   }
 
-  /** Feeds one NOTIFY payload in; malformed payloads are ignored. */
-  dispatch(payload: string): void {
-    let event: ChangeEvent;
-    try {
-      event = JSON.parse(payload) as ChangeEvent;
-    } catch {
-      return;
-    }
-    if (!event || typeof event.tenant_id !== 'string' || typeof event.seq !== 'number') return;
-    const set = this.byTenant.get(event.tenant_id);
-    if (!set) return;
-    for (const fn of set) {
+  protected route(event: ChangeEvent): void {
+    for (const fn of this.byTenant.get(event.tenant_id) ?? []) {
       try {
         fn(event);
         this.delivered++;
@@ -57,23 +48,11 @@ export class ChangeHub {
   }
 
   subscribe(tenantId: string, fn: Listener): () => void {
-    let set = this.byTenant.get(tenantId);
-    if (!set) {
-      set = new Set();
-      this.byTenant.set(tenantId, set);
-    }
-    set.add(fn);
-    return () => {
-      set!.delete(fn);
-      if (set!.size === 0 && this.byTenant.get(tenantId) === set) this.byTenant.delete(tenantId);
-    };
+    return this.byTenant.add(tenantId, fn);
   }
 
   subscribers(tenantId?: string): number {
-    if (tenantId) return this.byTenant.get(tenantId)?.size ?? 0;
-    let n = 0;
-    for (const s of this.byTenant.values()) n += s.size;
-    return n;
+    return this.byTenant.count(tenantId);
   }
 }
 
@@ -91,9 +70,11 @@ export function getHub(db: Db): Promise<ChangeHub> {
     for (const sig of ['SIGTERM', 'SIGINT'] as const) {
       if (process.listenerCount(sig) > 0) process.once(sig, () => hub.shutdown());
     }
-    g[KEY] = db
-      .listen('bullpen_changes', (payload) => hub.dispatch(payload))
-      .then(() => hub)
+    g[KEY] = changeFeed(db)
+      .then((feed) => {
+        feed.add((event) => hub.dispatch(event));
+        return hub;
+      })
       .catch((err) => {
         delete g[KEY];
         throw err;

@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { describeIssues, execute, type Envelope } from '../core/execute';
 import { parseScopes, ScopeError, type Scopes } from '../core/scopes';
 import { toolError } from '../core/errors';
-import { mapDbError } from '../db/errors';
+import { mapDbError } from '../core/sql-errors';
 import { sqlLiteral, type ChangeEvent, type Claims, type Db, type Row } from '../db/types';
 import { ensureActor, mintKey, revokeKey, slugify } from '../server/workspace';
 import { inviteHuman } from './signin';
+import '../server/wiring';
 
 /**
  * Everything the console does, for one signed-in human, as plain functions of (db, claims): the

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withQueryEmbedding } from './recall';
 import { defineTool } from './tool';
 import { cursor, docs, idempotencyKey, limit, projectRef, taskRef, uuid } from './fields';
 import { decisionHit, decisionRow, decisionStatus, id, nextCursor, searchMode, writeResult } from './rows';
@@ -117,6 +118,6 @@ export const decisionTools = [
     kind: 'read',
     idempotent: true,
     prepare: async (input, ctx) =>
-      input.semantic === true ? (await import('../memory/query')).withQueryEmbedding(input, ctx) : input,
+      input.semantic === true ? withQueryEmbedding(input, ctx) : input,
   }),
 ];

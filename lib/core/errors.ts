@@ -1,7 +1,7 @@
 /**
  * The error contract every surface shares: the codes a tool call can fail with, the default hint
  * for each, and whether retrying the same call can succeed. Adapters (MCP, console, CLI) and the
- * database mapping (lib/db/errors.ts) build their errors here; nothing else invents a code.
+ * database mapping (lib/core/sql-errors.ts) build their errors here; nothing else invents a code.
  */
 export type ErrorCode =
   | 'VALIDATION_ERROR'

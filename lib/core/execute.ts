@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
-import { mapDbError } from '../db/errors';
+import { mapDbError } from './sql-errors';
 import { toolError, type ToolError } from './errors';
 import { AliasCollision, canonicalJson, resolveMe, snakeKeys } from './normalize';
 import { getTool, registry } from './registry';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withQueryEmbedding } from './recall';
 import { defineTool } from './tool';
 import { docs, idempotencyKey, projectRef, uuid } from './fields';
 import { relatedTaskIds } from './decisions';
@@ -101,6 +102,6 @@ export const knowledgeTools = [
     output: knowledgeSearchOutput,
     kind: 'read',
     idempotent: true,
-    prepare: async (input, ctx) => (await import('../memory/query')).withQueryEmbedding(input, ctx),
+    prepare: async (input, ctx) => withQueryEmbedding(input, ctx),
   }),
 ];

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Claims, Db } from '../db/types';
+import type { Claims, ToolDb } from './ports';
 import type { WaitSpec } from './wait';
 
 export type Room =
@@ -22,10 +22,10 @@ export type Room =
  * What a tool needs at run time besides its input. `scopes` narrows what the caller may call (a
  * scoped API key; absent or null: everything); signal ends a waiting call early (client gone).
  */
-export type ToolContext = { db: Db; claims: Claims; scopes?: readonly string[] | null; signal?: AbortSignal };
+export type ToolContext = { db: ToolDb; claims: Claims; scopes?: readonly string[] | null; signal?: AbortSignal };
 
 /** What a tool answered without the database (`run`) sees: the caller, and the registry itself. */
-export type RunContext = Omit<ToolContext, 'db'> & { db?: Db; registry: readonly ToolDef[] };
+export type RunContext = Omit<ToolContext, 'db'> & { db?: ToolDb; registry: readonly ToolDef[] };
 
 /**
  * One tool of the contract. Everything a surface shows (MCP tool, CLI command, console action,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ChangeEvent, Db } from '../db/types';
+import { ChangeRouter, changeFeed, Subscribers } from './change-feed';
+import type { ChangeEvent, ToolDb } from './ports';
 
 /**
  * Waiting instead of polling. A call with wait_seconds runs once; when it comes back empty, it
@@ -30,21 +31,13 @@ type Waiter = { version: number; notify: (() => void) | null };
 const NOT_WORK = new Set(['task.claimed', 'task.lease_extended']);
 
 /** The waiters of one database in this process, fed by its change feed. */
-export class WaitRoom {
-  private readonly inbox = new Map<string, Set<Waiter>>();
-  private readonly work = new Map<string, Set<Waiter>>();
+export class WaitRoom extends ChangeRouter {
+  private readonly inbox = new Subscribers<Waiter>();
+  private readonly work = new Subscribers<Waiter>();
   /** Wake-ups delivered so far (for benchmarks and tests). */
   woken = 0;
 
-  /** Feeds one change-feed payload in; anything malformed is ignored. */
-  dispatch(payload: string): void {
-    let event: ChangeEvent;
-    try {
-      event = JSON.parse(payload) as ChangeEvent;
-    } catch {
-      return;
-    }
-    if (!event || typeof event.tenant_id !== 'string') return;
+  protected route(event: ChangeEvent): void {
     if (event.object_type === 'inbox' && event.object_id) {
       this.bump(this.inbox.get(`${event.tenant_id}:${event.object_id}`));
     } else if (event.object_type === 'task' && !NOT_WORK.has(event.verb)) {
@@ -52,7 +45,7 @@ export class WaitRoom {
     }
   }
 
-  private bump(set: Set<Waiter> | undefined): void {
+  private bump(set: ReadonlySet<Waiter> | undefined): void {
     if (!set) return;
     for (const w of set) {
       w.version++;
@@ -67,16 +60,8 @@ export class WaitRoom {
 
   /** Registers a waiter; close() it when the call returns. */
   subscribe(tenantId: string, actorId: string, topic: WaitTopic): WaitSubscription {
-    const map = topic === 'inbox' ? this.inbox : this.work;
-    const key = topic === 'inbox' ? `${tenantId}:${actorId}` : tenantId;
-    let set = map.get(key);
-    if (!set) {
-      set = new Set();
-      map.set(key, set);
-    }
     const waiter: Waiter = { version: 0, notify: null };
-    set.add(waiter);
-    const owner = set;
+    const remove = topic === 'inbox' ? this.inbox.add(`${tenantId}:${actorId}`, waiter) : this.work.add(tenantId, waiter);
     return {
       get version() {
         return waiter.version;
@@ -99,18 +84,14 @@ export class WaitRoom {
       },
       close: () => {
         waiter.notify = null;
-        owner.delete(waiter);
-        if (owner.size === 0 && map.get(key) === owner) map.delete(key);
+        remove();
       },
     };
   }
 
   /** How many calls are waiting right now. */
   size(): number {
-    let n = 0;
-    for (const s of this.inbox.values()) n += s.size;
-    for (const s of this.work.values()) n += s.size;
-    return n;
+    return this.inbox.count() + this.work.count();
   }
 }
 
@@ -122,14 +103,17 @@ export type WaitSubscription = {
   close(): void;
 };
 
-const rooms = new WeakMap<Db, Promise<WaitRoom>>();
+const rooms = new WeakMap<object, Promise<WaitRoom>>();
 
-/** The wait room of a database: one change-feed subscription per database and process. */
-export function waitRoom(db: Db): Promise<WaitRoom> {
+/** The wait room of a database: fed by its one change-feed subscription in this process. */
+export function waitRoom(db: Pick<ToolDb, 'listen'>): Promise<WaitRoom> {
   let room = rooms.get(db);
   if (!room) {
     const r = new WaitRoom();
-    room = db.listen('bullpen_changes', (payload) => r.dispatch(payload)).then(() => r);
+    room = changeFeed(db).then((feed) => {
+      feed.add((event) => r.dispatch(event));
+      return r;
+    });
     room.catch(() => rooms.delete(db));
     rooms.set(db, room);
   }
@@ -153,7 +137,7 @@ function attemptKey(key: string, attempt: number): string {
  * instead of performing it twice.
  */
 export async function waitingCall(
-  db: Db,
+  db: Pick<ToolDb, 'listen'>,
   who: { tenant_id: string; actor_id: string },
   spec: WaitSpec,
   seconds: number,

@@ -10,7 +10,7 @@ function connectionLost(err: unknown): boolean {
 
 /**
  * Every pooled connection was busy for the whole acquire timeout: the server is saturated, not the
- * database gone. Maps to BUSY (retryable) with SQLSTATE-like code BPBSY (lib/db/errors.ts).
+ * database gone. Maps to BUSY (retryable) with SQLSTATE-like code BPBSY (lib/core/sql-errors.ts).
  */
 export class PoolBusyError extends Error {
   readonly code = 'BPBSY';

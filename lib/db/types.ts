@@ -1,32 +1,6 @@
-/** The identity every call runs under; set as request.jwt.claims for the transaction. */
-export type Claims = {
-  sub: string;
-  role: 'authenticated';
-  tenant_id: string;
-  actor_id: string;
-  run_id?: string | null;
-  /** The run this one was started under (X-Bullpen-Parent-Run / BULLPEN_PARENT_RUN_ID). */
-  parent_run_id?: string | null;
-  /** The series this run is a tick of (X-Bullpen-Run-Group / BULLPEN_RUN_GROUP). */
-  run_group?: string | null;
-  /** The repository the caller stands in, as a credential-free remote URL (X-Bullpen-Repo). */
-  repo?: string | null;
-  kind?: 'agent' | 'human' | 'service';
-};
+import type { Claims, Row } from '../shared/claims';
 
-export type Row = Record<string, unknown>;
-
-/** A change event as the activity trigger emits it: ids only. */
-export type ChangeEvent = {
-  seq: number;
-  tenant_id: string;
-  project_id: string | null;
-  object_type: string;
-  object_id: string | null;
-  verb: string;
-  actor_id: string | null;
-  at: string;
-};
+export type { ChangeEvent, Claims, Row } from '../shared/claims';
 
 /**
  * The port every adapter uses. `call` runs one RPC under the caller's claims in one transaction and

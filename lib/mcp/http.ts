@@ -12,7 +12,7 @@ import { getTool } from '../core/registry';
 import { scopeFor, toolAllowed, type Scopes } from '../core/scopes';
 import { parseToolsets } from '../core/toolsets';
 import { getDb } from '../db';
-import { transientDbError } from '../db/errors';
+import { transientDbError } from '../core/sql-errors';
 import { authenticateKey, bearer, derivedRunKey, runContextFrom } from '../server/auth';
 import { hashKey } from '../server/keys';
 import { config, requestOrigin } from '../server/config';

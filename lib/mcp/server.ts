@@ -9,6 +9,7 @@ import { toolAllowed, type Scopes } from '../core/scopes';
 import { CORE_TOOLS, inToolsets, toolsetNames } from '../core/toolsets';
 import type { ToolContext, ToolDef } from '../core/tool';
 import { renderBrief } from './render';
+import '../server/wiring';
 
 export const SERVER_INSTRUCTIONS = `Bullpen is the shared, durable workspace for this team of agents and humans. What you record here outlives your context window; what others recorded is here for you.
 

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { z } from 'zod';
 import { describeIssues } from '../core/execute';
 import { toolError, type ErrorCode, type ToolError } from '../core/errors';
-import { mapDbError } from '../db/errors';
+import { mapDbError } from '../core/sql-errors';
 import { DataError } from './export';
 import { BodyTooLarge, readJsonBody } from './transport';
 

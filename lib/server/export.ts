@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { toolError, type ToolError } from '../core/errors';
-import { mapDbError } from '../db/errors';
+import { mapDbError } from '../core/sql-errors';
 import type { Db } from '../db/types';
 import { ensureWorkspace, slugify } from './workspace';
 

@@ -8,7 +8,7 @@ import { consumeSignInToken, createSignInToken, peekSignInToken } from '../../li
 import { authenticateKey } from '../../lib/server/auth';
 import { isRefusal, Limits, type LimitSettings } from '../../lib/server/limits';
 import { addAgent, findKey, listKeys, mintKey, revokeKey, rotateKey } from '../../lib/server/workspace';
-import { mapDbError } from '../../lib/db/errors';
+import { mapDbError } from '../../lib/core/sql-errors';
 import { sweepSessions, sweepSignInTokens } from '../../lib/jobs/sweeps';
 import { fails, freshDb, ok, seedTenant, target, type Tenant, type TestDb } from '../helpers/db';
 

@@ -3,7 +3,7 @@ import { execute } from '../../lib/core/execute';
 import { parseScopes } from '../../lib/core/scopes';
 import { openSession, revokeSessions, sessionLive } from '../../lib/console/session';
 import { revokeAgentKey } from '../../lib/console/ops';
-import { mapDbError } from '../../lib/db/errors';
+import { mapDbError } from '../../lib/core/sql-errors';
 import { addAgent, findKey, revokeKey, rotateKey } from '../../lib/server/workspace';
 import { fails, freshDb, ok, seedTenant, target, type Tenant, type TestDb } from '../helpers/db';
 

@@ -145,7 +145,7 @@ describe('decisions are append-only in the database', () => {
   });
 
   it('the error reaches a caller as FORBIDDEN with a hint to supersede', async () => {
-    const { mapDbError } = await import('../../lib/db/errors');
+    const { mapDbError } = await import('../../lib/core/sql-errors');
     const d = ok(await T.agent.call('decision_log', { title: 'Monorepo', choice: 'Yes' }));
     try {
       await db.exec(`update public.decisions set title = 'x' where id = '${d.decision_id}'`);

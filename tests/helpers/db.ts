@@ -9,6 +9,7 @@ import type { ToolContext } from '../../lib/core/tool';
 import { migrate } from '../../lib/db/migrate';
 import type { Claims, Db } from '../../lib/db/types';
 import { ensureActor, ensureWorkspace } from '../../lib/server/workspace';
+import '../../lib/server/wiring';
 
 /** pg when the pg project runs (a real Postgres via DATABASE_URL), else embedded PGlite. */
 export const target: 'pg' | 'pglite' = process.env.BULLPEN_TEST_TARGET === 'pg' ? 'pg' : 'pglite';

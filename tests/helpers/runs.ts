@@ -1,6 +1,7 @@
 import { execute } from '../../lib/core/execute';
 import type { Claims } from '../../lib/db/types';
 import { assertOutput, type Actor } from './db';
+import '../../lib/server/wiring';
 
 /**
  * The same actor calling under other run claims: another run key, a parent run, a series or the

@@ -148,14 +148,14 @@ describe('faults', () => {
     const err = await slow;
     expect(err).not.toBe('finished');
     // the error the driver raised maps to a retryable envelope error
-    const { mapDbError } = await import('../../lib/db/errors');
+    const { mapDbError } = await import('../../lib/core/sql-errors');
     expect(mapDbError(err)).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
     // and the pool recovers: the very next calls work
     for (let i = 0; i < 5; i++) ok(await victim.call('whoami', { include: ['tasks'] }));
   });
 
   it('a statement that exceeds its timeout is reported as BUSY and retryable, not as a crash', async () => {
-    const { mapDbError } = await import('../../lib/db/errors');
+    const { mapDbError } = await import('../../lib/core/sql-errors');
     const err = await db.withClaims(T.agent.claims, `set local statement_timeout = '50ms'; select pg_sleep(1)`).catch((e) => e);
     expect(mapDbError(err)).toMatchObject({ code: 'BUSY', retryable: true });
     ok(await T.agent.call('whoami', {}));

@@ -264,7 +264,7 @@ describe('the connection pool runs dry', () => {
 
   it('a database that cannot be reached at all is UNAVAILABLE, not BUSY', async () => {
     const { freePort } = await import('../../scripts/server-process.mjs');
-    const { mapDbError } = await import('../../lib/db/errors');
+    const { mapDbError } = await import('../../lib/core/sql-errors');
     const t0 = performance.now();
     const refused = await openPg(`postgres://postgres@127.0.0.1:${await freePort()}/x`, { max: 2, acquireTimeoutMs: 500 }).catch((e: unknown) => e);
     expect(mapDbError(refused)).toMatchObject({ code: 'UNAVAILABLE', retryable: true });

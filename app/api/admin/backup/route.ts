@@ -3,7 +3,7 @@ import { adminAllowed, adminErrorResponse } from '@/lib/server/admin';
 import { backupEmbedded } from '@/lib/server/backup';
 import { DataError } from '@/lib/server/export';
 import { toolError } from '@/lib/core/errors';
-import { mapDbError } from '@/lib/db/errors';
+import { mapDbError } from '@/lib/core/sql-errors';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ERROR_CODES, toolError } from '../core/errors';
-import { mapDbError } from './errors';
+import { ERROR_CODES, toolError } from './errors';
+import { mapDbError } from './sql-errors';
 
 describe('mapDbError', () => {
   it('maps Bullpen SQLSTATEs with their message, hint and JSON detail', () => {

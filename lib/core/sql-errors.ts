@@ -3,7 +3,7 @@
  * class BP (see bullpen.fail); Postgres' own codes are mapped by meaning. The codes themselves are
  * the contract's (lib/core/errors.ts).
  */
-import { internalError, toolError, type ErrorCode, type ToolError } from '../core/errors';
+import { internalError, toolError, type ErrorCode, type ToolError } from './errors';
 
 const BULLPEN_STATES: Record<string, ErrorCode> = {
   BPNTF: 'NOT_FOUND',

@@ -1,0 +1,40 @@
+import type { Claims } from '../shared/claims';
+
+export type { ChangeEvent, Claims, Row } from '../shared/claims';
+
+/**
+ * What the contract needs of a database, and nothing more: run one RPC under the caller's claims
+ * (one transaction), subscribe to the change feed, and say whether vectors exist. lib/db's Db
+ * provides it; the outer layers hand it in through ToolContext, so lib/core never imports lib/db.
+ */
+export interface ToolDb {
+  /** Whether pgvector is available (semantic search) or only lexical search. */
+  readonly vector: boolean;
+  /** Runs the RPC `public.<fn>(args)` under the claims; throws the database's error (see sql-errors.ts). */
+  call(claims: Claims, fn: string, args: unknown): Promise<unknown>;
+  /** Subscribes to a NOTIFY-style channel; resolves to an unsubscribe function. */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+}
+
+/** Embeds one search query for recall by meaning; throws when the embedder cannot answer. */
+export type QueryEmbedder = (text: string) => Promise<{ vector: number[]; model: string }>;
+
+/** The services the contract uses but does not implement; the wiring layer provides them once. */
+export type CorePorts = { embedQuery: QueryEmbedder };
+
+const KEY = Symbol.for('bullpen.core-ports');
+type Holder = { [KEY]?: Partial<CorePorts> };
+
+/**
+ * Installs services for the contract to use (lib/server/wiring.ts does, for every server entry).
+ * Process-wide through globalThis, since bundlers may load this module more than once.
+ */
+export function provideCorePorts(ports: Partial<CorePorts>): void {
+  const g = globalThis as Holder;
+  g[KEY] = { ...g[KEY], ...ports };
+}
+
+/** A provided service, or null when nothing provided it (the caller says what it does without). */
+export function corePort<K extends keyof CorePorts>(name: K): CorePorts[K] | null {
+  return (globalThis as Holder)[KEY]?.[name] ?? null;
+}
