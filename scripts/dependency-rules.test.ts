@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { spliceGenerated } from '../lib/core/docs';
+import { dependencyRules, dependencyRulesTable } from './dependency-rules';
 
 const run = promisify(execFile);
 const root = process.cwd();
@@ -28,6 +30,12 @@ describe('dependency rules (docs/architecture.md)', () => {
   const fixtures: string[] = [];
   afterAll(() => {
     for (const dir of fixtures) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('are the ones docs/architecture.md lists (run `npm run docs`)', () => {
+    const doc = readFileSync('docs/architecture.md', 'utf8');
+    expect(doc).toBe(spliceGenerated(doc, 'dependency-rules', dependencyRulesTable()));
+    expect(dependencyRules().length).toBeGreaterThanOrEqual(10);
   });
 
   it('hold for the whole tree: no arrow runs back up', { timeout: 240_000 }, async () => {

@@ -1,6 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { readmeToolTable, spliceGenerated, toolsMarkdown } from '../lib/core/docs';
+import { dependencyRulesTable } from './dependency-rules';
 
 writeFileSync('docs/tools.md', toolsMarkdown());
 writeFileSync('README.md', spliceGenerated(readFileSync('README.md', 'utf8'), 'tools', readmeToolTable()));
-console.log('wrote docs/tools.md and the tool table in README.md');
+writeFileSync('docs/architecture.md', spliceGenerated(readFileSync('docs/architecture.md', 'utf8'), 'dependency-rules', dependencyRulesTable()));
+console.log('wrote docs/tools.md, the tool table in README.md and the dependency rules in docs/architecture.md');
