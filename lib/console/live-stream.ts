@@ -3,6 +3,7 @@ import type { ChangeEvent } from '../db/types';
 import type { ChangeHub } from './hub';
 import { changeHead, changeReplay, type Who } from './ops';
 import { SeqWindow } from './seq-window';
+import { envNumber } from '../shared/env';
 
 /**
  * The server side of the live feed as a Server-Sent Events stream.
@@ -36,7 +37,7 @@ export type LiveStreamOptions = {
 
 /** How often an open stream re-checks its session (BULLPEN_SESSION_CHECK_MS, default 2 s). */
 export function sessionCheckMs(): number {
-  const v = Number(process.env.BULLPEN_SESSION_CHECK_MS ?? 2000);
+  const v = envNumber('BULLPEN_SESSION_CHECK_MS');
   return Number.isFinite(v) && v >= 100 ? v : 2000;
 }
 

@@ -5,6 +5,7 @@ import { SignJWT, jwtVerify } from 'jose';
 import { z } from 'zod';
 import { dataDir } from '../db';
 import type { Claims, Db } from '../db/types';
+import { env, envNumber } from '../shared/env';
 
 /**
  * Local console sessions: an httpOnly cookie holding a JWT (HS256) signed with a secret that lives
@@ -28,7 +29,7 @@ export const SESSION_AUDIENCE = 'bullpen-console';
 
 /** How long a console session lasts, in seconds (BULLPEN_SESSION_TTL_SECONDS, default 14 days). */
 export function sessionTtlSeconds(): number {
-  const v = Number(process.env.BULLPEN_SESSION_TTL_SECONDS ?? 14 * 24 * 3600);
+  const v = envNumber('BULLPEN_SESSION_TTL_SECONDS');
   return Number.isFinite(v) && v >= 60 ? Math.floor(v) : 14 * 24 * 3600;
 }
 
@@ -52,7 +53,7 @@ const SECRET = Symbol.for('bullpen.session-secret');
 type Holder = { [SECRET]?: Promise<Uint8Array> };
 
 async function loadOrCreateSecret(): Promise<Uint8Array> {
-  const fromEnv = process.env.BULLPEN_SESSION_SECRET;
+  const fromEnv = env('BULLPEN_SESSION_SECRET');
   if (fromEnv) {
     if (fromEnv.length < 32) throw new Error('BULLPEN_SESSION_SECRET must be at least 32 characters');
     return new TextEncoder().encode(fromEnv);

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/types';
 import { ensureActor, resolveWorkspace, slugify } from '../server/workspace';
+import { envNumber } from '../shared/env';
 
 /**
  * One-time sign-in links for humans. The token travels in the link once; only its sha256 is stored,
@@ -12,7 +13,7 @@ import { ensureActor, resolveWorkspace, slugify } from '../server/workspace';
  */
 
 export function signInTtlSeconds(): number {
-  const v = Number(process.env.BULLPEN_SIGNIN_TTL_SECONDS ?? 24 * 3600);
+  const v = envNumber('BULLPEN_SIGNIN_TTL_SECONDS');
   return Number.isFinite(v) && v >= 30 ? Math.floor(v) : 24 * 3600;
 }
 

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { envNumber } from '../shared/env';
 
 /**
  * The change feed on a Postgres server. Every write's activity row is its change event, committed
@@ -18,7 +19,7 @@ export class ActivityFeed {
   constructor(
     private readonly pool: pg.Pool,
     private readonly emit: (payload: string) => void,
-    private readonly intervalMs = Number(process.env.BULLPEN_FEED_POLL_MS ?? 50),
+    private readonly intervalMs = envNumber('BULLPEN_FEED_POLL_MS'),
     private readonly gapTtlMs = 10_000,
   ) {}
 

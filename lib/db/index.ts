@@ -1,12 +1,13 @@
 import path from 'node:path';
 import { migrate } from './migrate';
 import type { Db } from './types';
+import { env } from '../shared/env';
 
 export type { Claims, Db, ChangeEvent } from './types';
 
 /** Where embedded data lives unless BULLPEN_DATA_DIR says otherwise. */
 export function dataDir(): string {
-  return path.resolve(/*turbopackIgnore: true*/ process.env.BULLPEN_DATA_DIR ?? path.join(process.cwd(), '.bullpen', 'data'));
+  return path.resolve(/*turbopackIgnore: true*/ env('BULLPEN_DATA_DIR') ?? path.join(process.cwd(), '.bullpen', 'data'));
 }
 
 /**
@@ -14,7 +15,7 @@ export function dataDir(): string {
  * in BULLPEN_DATA_DIR ("memory://" for a throwaway one). Runs pending migrations.
  */
 export async function openDb(opts: { url?: string; dataDir?: string } = {}): Promise<Db> {
-  const url = opts.url ?? process.env.DATABASE_URL;
+  const url = opts.url ?? env('DATABASE_URL');
   let db: Db;
   if (url) {
     const { openPg } = await import('./pg');

@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Db, Session } from './types';
+import { env } from '../shared/env';
 
 /** Where the SQL lives: supabase/ at the project root. */
 export function supabaseDir(): string {
-  return path.resolve(process.env.BULLPEN_ROOT ?? process.cwd(), 'supabase');
+  return path.resolve(env('BULLPEN_ROOT') ?? process.cwd(), 'supabase');
 }
 
 /** Every starter on one database queues on this lock; only one migrates at a time. */

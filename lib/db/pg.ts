@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { ActivityFeed } from './feed';
 import { callSql, claimsSql, type Claims, type Db, type Row, type Session } from './types';
+import { env, envNumber } from '../shared/env';
 
 /** True when the connection itself failed (not the statement): the client must not be reused. */
 function connectionLost(err: unknown): boolean {
@@ -24,13 +25,13 @@ const CONNECT_TIMEOUT = /timeout exceeded when trying to connect/i;
 
 /** How long a call waits for a pooled connection (BULLPEN_PG_ACQUIRE_TIMEOUT_MS, default 5 s). */
 export function acquireTimeoutMs(): number {
-  const v = Number(process.env.BULLPEN_PG_ACQUIRE_TIMEOUT_MS);
+  const v = envNumber('BULLPEN_PG_ACQUIRE_TIMEOUT_MS');
   return Number.isFinite(v) && v > 0 ? v : 5000;
 }
 
 /** A Postgres server (Supabase or any Postgres ≥ 15) through a pooled connection. */
 export async function openPg(connectionString: string, opts: { max?: number; acquireTimeoutMs?: number } = {}): Promise<Db> {
-  const max = opts.max ?? Number(process.env.BULLPEN_PG_POOL_MAX ?? 20);
+  const max = opts.max ?? envNumber('BULLPEN_PG_POOL_MAX');
   const waitMs = opts.acquireTimeoutMs ?? acquireTimeoutMs();
   const pool = new pg.Pool({
     connectionString,
@@ -61,7 +62,7 @@ export async function openPg(connectionString: string, opts: { max?: number; acq
   ).rows[0].v as boolean;
   // NOTIFY takes a database-wide lock at commit, which serialised concurrent writers; here the
   // change feed polls the activity log instead (BULLPEN_CHANGE_FEED=notify restores NOTIFY)
-  const quiet = (process.env.BULLPEN_CHANGE_FEED ?? 'poll') !== 'notify';
+  const quiet = env('BULLPEN_CHANGE_FEED') !== 'notify';
   let feed: ActivityFeed | null = null;
   const feedHandlers = new Set<(payload: string) => void>();
   let listener: pg.Client | null = null;

@@ -7,6 +7,7 @@ import './memory';
 import './reaper';
 import type { Db } from '../db/types';
 import { JobWorker, type WorkerOptions } from './worker';
+import { env } from '../shared/env';
 
 export { enqueue, jobStats, type EnqueueOptions, type JobStats } from './queue';
 export { jobs, registerJob, JobRegistry, type Job, type JobContext, type JobHandler, type JobOptions } from './registry';
@@ -17,6 +18,6 @@ export { JobWorker, type WorkerOptions } from './worker';
  * should only serve requests). Returns null when disabled.
  */
 export async function startJobs(db: Db, opts: WorkerOptions = {}): Promise<JobWorker | null> {
-  if ((process.env.BULLPEN_JOBS ?? 'on') === 'off') return null;
+  if (env('BULLPEN_JOBS') === 'off') return null;
   return new JobWorker(db, opts).start();
 }

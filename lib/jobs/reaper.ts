@@ -1,5 +1,6 @@
 import type { Queryable } from './queue';
 import { registerJob } from './registry';
+import { envNumber } from '../shared/env';
 
 /**
  * The run reaper: a recurring job (sweep.runs, every minute) that abandons runs gone silent and
@@ -8,7 +9,7 @@ import { registerJob } from './registry';
 
 /** How long a run may stay silent (no heartbeat, no write) before it is abandoned (BULLPEN_RUN_ABANDON_SECONDS, default 1800). */
 export function abandonAfterSeconds(): number {
-  const v = Number(process.env.BULLPEN_RUN_ABANDON_SECONDS ?? 1800);
+  const v = envNumber('BULLPEN_RUN_ABANDON_SECONDS');
   return Number.isFinite(v) && v >= 60 ? Math.floor(v) : 1800;
 }
 

@@ -4,6 +4,7 @@ import type { Db } from '../db/types';
 import { retryDelayMs } from './backoff';
 import { claim, complete, ensureRecurring, fail, jobsEnqueued } from './queue';
 import { jobs as defaultRegistry, type Job, type JobRegistry } from './registry';
+import { envNumber } from '../shared/env';
 
 export type WorkerOptions = {
   /** Which kinds this worker runs (default: the process's registry). */
@@ -46,7 +47,7 @@ export class JobWorker {
     opts: WorkerOptions = {},
   ) {
     this.registry = opts.registry ?? defaultRegistry;
-    this.pollMs = Math.max(10, opts.pollMs ?? Number(process.env.BULLPEN_JOBS_POLL_MS ?? 500));
+    this.pollMs = Math.max(10, opts.pollMs ?? envNumber('BULLPEN_JOBS_POLL_MS'));
     this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? 1));
     this.id = opts.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
     this.log = opts.log ?? ((line) => console.warn(line));

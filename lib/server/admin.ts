@@ -5,13 +5,14 @@ import { toolError, type ErrorCode, type ToolError } from '../core/errors';
 import { mapDbError } from '../core/sql-errors';
 import { DataError } from './export';
 import { BodyTooLarge, readJsonBody } from './transport';
+import { env } from '../shared/env';
 
 /**
  * The local administration endpoints (`bullpen agent add`, `bullpen human invite` while the server
  * holds the embedded database) are authorised by the per-start admin token in server.json (0600).
  */
 export function adminAllowed(req: Request): boolean {
-  const want = process.env.BULLPEN_ADMIN_TOKEN;
+  const want = env('BULLPEN_ADMIN_TOKEN');
   const got = req.headers.get('x-bullpen-admin-token');
   if (!want || !got || want.length !== got.length) return false;
   return timingSafeEqual(Buffer.from(want), Buffer.from(got));

@@ -1,33 +1,35 @@
-/** Every environment setting the server reads, with its default. The README's table mirrors this. */
+import { env, envNumber } from '../shared/env';
+
+/** Settings of the server's front door, read through the one list of variables (lib/shared/env.ts). */
 export const config = {
   /** Public base URL, used in printed links and the OAuth resource metadata. */
   publicUrl(): string | null {
-    return process.env.BULLPEN_PUBLIC_URL?.replace(/\/$/, '') ?? null;
+    return env('BULLPEN_PUBLIC_URL')?.replace(/\/$/, '') ?? null;
   },
   /** Extra browser origins allowed to call /api/mcp (comma-separated). The server's own origin always is. */
   allowedOrigins(): string[] {
-    return (process.env.BULLPEN_ALLOWED_ORIGINS ?? '')
+    return (env('BULLPEN_ALLOWED_ORIGINS') ?? '')
       .split(',')
       .map((s) => s.trim().replace(/\/$/, ''))
       .filter(Boolean);
   },
   /** Largest MCP request body accepted, in bytes. */
   maxBodyBytes(): number {
-    return Number(process.env.BULLPEN_MCP_MAX_BODY_BYTES ?? 1_048_576);
+    return envNumber('BULLPEN_MCP_MAX_BODY_BYTES');
   },
   /** Largest body the console, admin and sign-in routes read, in bytes. */
   maxRouteBodyBytes(): number {
-    return Number(process.env.BULLPEN_MAX_BODY_BYTES ?? 262_144);
+    return envNumber('BULLPEN_MAX_BODY_BYTES');
   },
   /** Largest export file `bullpen import` sends to a running server's admin route, in bytes. */
   maxImportBytes(): number {
-    return Number(process.env.BULLPEN_IMPORT_MAX_BYTES ?? 67_108_864);
+    return envNumber('BULLPEN_IMPORT_MAX_BYTES');
   },
 };
 
 /** Whether X-Forwarded-* headers are believed: only with BULLPEN_TRUST_PROXY, behind a proxy you run. */
 export function trustsProxy(): boolean {
-  return /^(1|true|yes)$/i.test(process.env.BULLPEN_TRUST_PROXY ?? '');
+  return /^(1|true|yes)$/i.test(env('BULLPEN_TRUST_PROXY') ?? '');
 }
 
 /**

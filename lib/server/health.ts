@@ -1,6 +1,7 @@
 import type { Db } from '../db/types';
 import { jobStats, type JobStats } from '../jobs/queue';
 import pkg from '../../package.json';
+import { env } from '../shared/env';
 
 export type Health = {
   ok: boolean;
@@ -16,7 +17,7 @@ export type Health = {
  * 503 with ok:false when the database is unreachable or does not answer within timeoutMs.
  */
 export async function healthReport(getDb: () => Promise<Db>, timeoutMs = 3_000): Promise<{ status: number; body: Health }> {
-  const kind: 'pglite' | 'pg' = process.env.DATABASE_URL ? 'pg' : 'pglite';
+  const kind: 'pglite' | 'pg' = env('DATABASE_URL') ? 'pg' : 'pglite';
   const body: Health = { ok: false, version: pkg.version, database: { kind, ok: false, latency_ms: null }, migrations: null, jobs: null };
   const t0 = performance.now();
   let timer: NodeJS.Timeout | undefined;
