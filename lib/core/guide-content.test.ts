@@ -1,14 +1,15 @@
 import { describe, it, expect } from 'vitest';
 import { registry } from './registry';
 import {
-  CONTRACT_TOOLS_BY_ROOM,
   GLOSSARY,
   GUIDE_TOPIC_IDS,
   GUIDE_TOPICS,
-  KNOWN_TOOLS,
   guideIndex,
   guideTopic,
 } from './guide-content';
+
+/** Every tool there is: the registry (the guide renders its tool list from it, never by hand). */
+const KNOWN_TOOLS = registry.map((t) => t.name);
 
 const EXPECTED_IDS = [
   'getting-started',
@@ -82,21 +83,17 @@ describe('guideIndex', () => {
     }
   });
 
-  it('lists the registry’s tools by room, and only the contract’s other tools as arriving later', () => {
-    const cut = index.indexOf('## Arriving with later rooms');
-    const now = index.slice(index.indexOf('## Tools you can call now'), cut === -1 ? undefined : cut);
+  it('lists the registry’s tools by room, generated from the registry it is given', () => {
+    const now = index.slice(index.indexOf('## Tools you can call now'));
     for (const t of registry) expect(now, t.name).toContain(`\`${t.name}\``);
-    // with every contract tool registered the section is left out
-    expect(cut === -1).toBe(KNOWN_TOOLS.every((n) => registry.some((t) => t.name === n)));
-    const later = cut === -1 ? '' : index.slice(cut);
-    for (const t of registry) expect(later, t.name).not.toContain(`\`${t.name}\``);
-    for (const name of KNOWN_TOOLS.filter((n) => !registry.some((t) => t.name === n))) expect(later, name).toContain(`\`${name}\``);
+    for (const room of new Set(registry.map((t) => t.room))) expect(now, room).toContain(`- ${room}: `);
   });
 
-  it('follows the registry it is given: a tool that exists is listed as callable', () => {
-    const withMore = guideIndex([...registry, { name: 'decision_log', room: 'decisions', title: 'Log a decision' }]);
-    expect(withMore).toContain('- decisions: `decision_log`');
-    expect(withMore.slice(withMore.indexOf('## Arriving with later rooms'))).not.toContain('`decision_log`');
+  it('follows the registry it is given: a tool that exists is listed, one that does not is not', () => {
+    const withMore = guideIndex([...registry, { name: 'decision_brief', room: 'decisions', title: 'A later tool' }]);
+    expect(withMore).toMatch(/- decisions: [^\n]*`decision_brief`/);
+    const fewer = guideIndex(registry.filter((t) => t.name !== 'decision_log'));
+    expect(fewer.slice(fewer.indexOf('## Tools you can call now'))).not.toContain('`decision_log`');
   });
 
   it('explains how to read a topic with the guide tool', () => {
@@ -106,13 +103,6 @@ describe('guideIndex', () => {
 });
 
 describe('tool names', () => {
-  it('KNOWN_TOOLS lists the 57 contract tools without duplicates, and the registry holds only contract tools', () => {
-    expect(KNOWN_TOOLS.length).toBe(57);
-    expect(new Set(KNOWN_TOOLS).size).toBe(KNOWN_TOOLS.length);
-    expect(Object.values(CONTRACT_TOOLS_BY_ROOM).flat()).toEqual(KNOWN_TOOLS);
-    for (const t of registry) expect(KNOWN_TOOLS, t.name).toContain(t.name);
-  });
-
   it('every tool named as a call in a body is a known tool', () => {
     const found: string[] = [];
     for (const t of GUIDE_TOPICS) {
@@ -138,7 +128,7 @@ describe('tool names', () => {
     expect(found.length).toBeGreaterThan(10);
   });
 
-  it('the guide mentions every contract tool somewhere', () => {
+  it('the guide mentions every tool somewhere', () => {
     for (const name of KNOWN_TOOLS) expect(allText, name).toContain(`\`${name}\``);
   });
 });

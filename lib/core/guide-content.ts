@@ -8,8 +8,7 @@
 //   - Written for a language model that has just connected: imperative, concrete, exact
 //     tool names, JSON argument examples.
 //   - JSON examples use the shape { "tool": NAME, "arguments": {...} } and must only name
-//     tools that are callable today (the registry). Tools of rooms that have not arrived
-//     yet may be named in prose, always with what to do meanwhile.
+//     tools of the registry (the unit test checks every example and every `name(` call).
 //   - Which tools exist is never written down here: the index renders it from the registry
 //     it is given (guideIndex(registry)), so a new tool appears in the guide by existing.
 //   - Inside these template literals a literal backtick is written \` and a literal
@@ -37,66 +36,16 @@ export type GuideTopicId = (typeof GUIDE_TOPIC_IDS)[number];
 
 export type GuideTopic = { id: GuideTopicId; title: string; summary: string; body: string };
 
-/**
- * All 57 tools of the contract, by the contract's rooms. Which of them can be called today is the
- * registry's business, not this list's: the guide index compares the two.
- */
-export const CONTRACT_TOOLS_BY_ROOM = {
-  'identity & directory': ['whoami', 'register_actor', 'actor_query'],
-  projects: ['project_create', 'project_update', 'project_query', 'project_brief'],
-  tasks: [
-    'task_create',
-    'task_create_many',
-    'task_update',
-    'task_assign',
-    'task_query',
-    'task_get',
-    'task_link',
-    'task_claim',
-    'task_release',
-  ],
-  decisions: ['decision_log', 'decision_set_status', 'decision_query'],
-  'handoffs & inbox': ['handoff_create', 'handoff_claim', 'handoff_respond', 'handoff_resolve', 'handoff_query', 'inbox'],
-  knowledge: ['knowledge_write', 'knowledge_update', 'knowledge_search'],
-  'comments & activity': ['comment_add', 'comment_query', 'activity_log', 'activity_query'],
-  'attachments & notifications': ['attach_add', 'attach_remove', 'attachment_query', 'notification_query', 'notification_mark_read'],
-  'search & skills': ['search', 'skill_list', 'skill_get', 'skill_upsert'],
-  guide: ['guide'],
-  runs: ['run_fork', 'run_heartbeat', 'run_end', 'run_query', 'run_get', 'run_summary'],
-  'repositories & code': [
-    'repo_register',
-    'repo_link',
-    'repo_query',
-    'task_code_ref',
-    'code_ref_add',
-    'code_ref_update',
-    'code_ref_query',
-  ],
-  feedback: ['feature_request_create', 'feature_request_query'],
-} as const;
-
-/** Every tool name in the contract (available now or arriving with a later room). */
-export const KNOWN_TOOLS: readonly string[] = Object.values(CONTRACT_TOOLS_BY_ROOM).flat();
-
 /** What the guide needs to know about a registered tool (a ToolDef has these fields). */
 export type ToolListing = readonly { name: string; room: string; title: string }[];
 
-/** The index's tool section: what can be called now, by room, and what later rooms bring. */
+/** The index's tool section: the tools of the registry it is given, by room, in registry order. */
 export function toolsSection(tools: ToolListing): string[] {
-  const have = new Set(tools.map((t) => t.name));
   const rooms = [...new Set(tools.map((t) => t.room))];
   const lines = ['## Tools you can call now', ''];
   for (const room of rooms) {
     const names = tools.filter((t) => t.room === room).map((t) => `\`${t.name}\``);
     lines.push(`- ${room}: ${names.join(', ')}`);
-  }
-  const later = Object.entries(CONTRACT_TOOLS_BY_ROOM)
-    .map(([room, names]) => [room, names.filter((n) => !have.has(n))] as const)
-    .filter(([, names]) => names.length > 0);
-  if (later.length) {
-    lines.push('', '## Arriving with later rooms', '');
-    for (const [room, names] of later) lines.push(`- ${room}: ${names.map((n) => `\`${n}\``).join(', ')}`);
-    lines.push('', 'Do not call these until they appear in your tool list; each has a topic that says what to do meanwhile.');
   }
   return lines;
 }
