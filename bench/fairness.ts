@@ -14,7 +14,7 @@
 import http from 'node:http';
 import { loadavg } from 'node:os';
 import type { Db } from '../lib/db/types';
-import { emit, percentile, scratchDatabase, seedWorkspace, startServer } from './lib';
+import { emit, mcpPost, percentile, scratchDatabase, seedWorkspace, startServer } from './lib';
 
 const SECONDS = Number(process.env.BENCH_FAIR_SECONDS ?? 5); // per phase per round
 const ROUNDS = Number(process.env.BENCH_FAIR_ROUNDS ?? 6);
@@ -33,41 +33,20 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
 const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'task_query', arguments: { project_id: 'FAIR', limit: 20 } } });
 
 /** One tools/call; resolves to its HTTP status and whether the envelope was ok. */
-function call(url: URL, key: string): Promise<{ status: number; ok: boolean }> {
-  return new Promise((resolve) => {
-    const req = http.request(
-      {
-        agent,
-        hostname: url.hostname,
-        port: url.port,
-        path: '/api/mcp',
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          authorization: `Bearer ${key}`,
-          'mcp-protocol-version': '2025-06-18',
-          'content-length': Buffer.byteLength(BODY),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          let ok = false;
-          try {
-            const msg = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-            ok = !!msg.result && JSON.parse(msg.result.content[0].text).ok === true;
-          } catch {
-            ok = false;
-          }
-          resolve({ status: res.statusCode ?? 0, ok });
-        });
-      },
-    );
-    req.on('error', () => resolve({ status: 0, ok: false }));
-    req.end(BODY);
-  });
+async function call(url: URL, key: string): Promise<{ status: number; ok: boolean }> {
+  try {
+    const { status, text } = await mcpPost(url, key, BODY, agent);
+    let ok = false;
+    try {
+      const msg = JSON.parse(text);
+      ok = !!msg.result && JSON.parse(msg.result.content[0].text).ok === true;
+    } catch {
+      ok = false;
+    }
+    return { status, ok };
+  } catch {
+    return { status: 0, ok: false };
+  }
 }
 
 type Tally = { latencies: number[]; ok: number; limited: number; busy: number; other: number };

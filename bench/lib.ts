@@ -350,14 +350,16 @@ function cpuCount(): number {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
-/** One MCP tools/call over HTTP (JSON-RPC POST, the streamable-HTTP transport in JSON mode). */
-export function mcpCall(url: string, key: string, name: string, args: Record<string, unknown>): Promise<{ ok: boolean; [k: string]: unknown }> {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+/**
+ * One JSON-RPC POST to /api/mcp (the streamable-HTTP transport in JSON mode) with the bearer key:
+ * the answer's status and body text. Rejects only when the request itself fails.
+ */
+export function mcpPost(url: string | URL, key: string, body: string, via: http.Agent = agent): Promise<{ status: number; text: string }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
-        agent,
+        agent: via,
         hostname: u.hostname,
         port: u.port,
         path: '/api/mcp',
@@ -373,18 +375,18 @@ export function mcpCall(url: string, key: string, name: string, args: Record<str
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          try {
-            const msg = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-            if (msg.error) return reject(new Error(`HTTP ${res.statusCode}: ${msg.error.message}`));
-            resolve(JSON.parse(msg.result.content[0].text));
-          } catch (err) {
-            reject(err);
-          }
-        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
       },
     );
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** One MCP tools/call over HTTP; resolves to the tool's envelope. */
+export async function mcpCall(url: string, key: string, name: string, args: Record<string, unknown>): Promise<{ ok: boolean; [k: string]: unknown }> {
+  const { status, text } = await mcpPost(url, key, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }));
+  const msg = JSON.parse(text);
+  if (msg.error) throw new Error(`HTTP ${status}: ${msg.error.message}`);
+  return JSON.parse(msg.result.content[0].text);
 }
