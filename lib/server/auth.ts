@@ -22,11 +22,6 @@ function runKeyOf(v: string | null | undefined): string | null {
   return v && RUN_ID.test(v) ? v : null;
 }
 
-/** Reads the run id an agent sends (X-Bullpen-Run); anything malformed is ignored. */
-export function runIdFrom(headers: Headers): string | null {
-  return runKeyOf(headers.get('x-bullpen-run'));
-}
-
 /**
  * The run headers of a request: X-Bullpen-Run, X-Bullpen-Parent-Run, X-Bullpen-Run-Group and
  * X-Bullpen-Repo (a git remote; kept only as its credential-free normalised URL). Malformed values

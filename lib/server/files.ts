@@ -148,11 +148,6 @@ export function fileStore(): FileStore {
   return g[STORE]!;
 }
 
-/** Installs a file store as the process's own (tests). */
-export function setFileStore(store: FileStore): void {
-  (globalThis as Holder)[STORE] = store;
-}
-
 export type Who = { db: Db; claims: Claims };
 
 export type UploadInput = {

@@ -1289,62 +1289,11 @@ $$;
 alter function public.whoami(jsonb) owner to bullpen_writer;
 
 
--- ---------------------------------------------------------------------------------------------
--- Room hooks. task_get, project_brief, whoami and the repository filters call these; each room's
--- definition file replaces the ones it owns (coordination, memory, provenance), so no room edits
--- another's function. Until a room exists they answer with its empty sections.
--- ---------------------------------------------------------------------------------------------
-
-/** Sections coordination adds to task_get: the handoffs related to the task. */
-create or replace function bullpen.task_related_coordination(t public.tasks) returns jsonb
-language sql stable
-as $$ select jsonb_build_object('handoffs', '[]'::jsonb) $$;
-
-/** Sections memory adds to task_get: decisions and notes linked to the task. */
-create or replace function bullpen.task_related_memory(t public.tasks) returns jsonb
-language sql stable
-as $$ select jsonb_build_object('decisions', '[]'::jsonb, 'notes', '[]'::jsonb) $$;
-
-/** Sections provenance adds to task_get: code refs and attachments. */
-create or replace function bullpen.task_related_provenance(t public.tasks) returns jsonb
-language sql stable
-as $$ select jsonb_build_object('code_refs', '[]'::jsonb, 'attachments', '[]'::jsonb) $$;
-
-/** Sections coordination adds to project_brief: open handoffs related to the project. */
-create or replace function bullpen.brief_coordination(pr public.projects, p jsonb) returns jsonb
-language sql stable
-as $$ select jsonb_build_object('open_handoffs', '[]'::jsonb) $$;
-
-/** Sections memory adds to project_brief: recent decisions and knowledge note titles. */
-create or replace function bullpen.brief_memory(pr public.projects, p jsonb) returns jsonb
-language sql stable
-as $$ select jsonb_build_object('recent_decisions', '[]'::jsonb, 'knowledge', '[]'::jsonb) $$;
-
-/** Sections provenance adds to project_brief: linked repositories and whether the run is inside one. */
-create or replace function bullpen.brief_provenance(pr public.projects, p jsonb) returns jsonb
-language sql stable
-as $$ select jsonb_build_object('repositories', '[]'::jsonb, 'in_repository', null) $$;
-
-/**
- * whoami's inbox: {inbox: [...top items], inbox_count, next}. next, when an object, becomes
- * hints.next (e.g. the handoff to claim) unless the caller is in the middle of a task.
- */
-create or replace function bullpen.whoami_inbox(p_actor_id uuid) returns jsonb
-language sql stable
-as $$ select jsonb_build_object('inbox', '[]'::jsonb, 'inbox_count', 0, 'next', null) $$;
-
-/** The projects linked to any of these repositories (in the caller's workspace). */
-create or replace function bullpen.projects_in_repositories(p_repository_ids uuid[]) returns uuid[]
-language sql stable
-as $$ select '{}'::uuid[] $$;
-
-/**
- * Where whoami's delta starts for the caller's current run (provenance: a series' tick continues
- * from the previous tick). Default: the actor's last_seen_at.
- */
-create or replace function bullpen.run_delta_since(p_last_seen timestamptz) returns timestamptz
-language sql
-as $$ select p_last_seen $$;
+-- Room hooks: task_get, project_brief, whoami, task_claim and project_query call functions that
+-- each room's definition file owns (bullpen.task_related_coordination and brief_coordination and
+-- whoami_inbox in 0009, task_related_memory and brief_memory in 0010, task_related_provenance,
+-- brief_provenance, projects_in_repositories and run_delta_since in 0011), so no room edits another's
+-- function. The definition files are applied together, in one transaction, before any call runs.
 
 -- Execute rights, one function at a time: the API roles call RPCs, never helpers.
 revoke all on function bullpen.task_transitions(text) from public, anon, authenticated;
@@ -1404,21 +1353,3 @@ grant execute on function public.whoami(jsonb) to authenticated, service_role;
 
 revoke all on function bullpen.done_gate_criteria(public.tasks) from public, anon, authenticated;
 grant execute on function bullpen.done_gate_criteria(public.tasks) to bullpen_writer, service_role;
-revoke all on function bullpen.task_related_coordination(public.tasks) from public, anon, authenticated;
-grant execute on function bullpen.task_related_coordination(public.tasks) to bullpen_writer, service_role;
-revoke all on function bullpen.task_related_memory(public.tasks) from public, anon, authenticated;
-grant execute on function bullpen.task_related_memory(public.tasks) to bullpen_writer, service_role;
-revoke all on function bullpen.task_related_provenance(public.tasks) from public, anon, authenticated;
-grant execute on function bullpen.task_related_provenance(public.tasks) to bullpen_writer, service_role;
-revoke all on function bullpen.brief_coordination(public.projects, jsonb) from public, anon, authenticated;
-grant execute on function bullpen.brief_coordination(public.projects, jsonb) to bullpen_writer, service_role;
-revoke all on function bullpen.brief_memory(public.projects, jsonb) from public, anon, authenticated;
-grant execute on function bullpen.brief_memory(public.projects, jsonb) to bullpen_writer, service_role;
-revoke all on function bullpen.brief_provenance(public.projects, jsonb) from public, anon, authenticated;
-grant execute on function bullpen.brief_provenance(public.projects, jsonb) to bullpen_writer, service_role;
-revoke all on function bullpen.whoami_inbox(uuid) from public, anon, authenticated;
-grant execute on function bullpen.whoami_inbox(uuid) to bullpen_writer, service_role;
-revoke all on function bullpen.projects_in_repositories(uuid[]) from public, anon, authenticated;
-grant execute on function bullpen.projects_in_repositories(uuid[]) to bullpen_writer, service_role;
-revoke all on function bullpen.run_delta_since(timestamptz) from public, anon, authenticated;
-grant execute on function bullpen.run_delta_since(timestamptz) to bullpen_writer, service_role;

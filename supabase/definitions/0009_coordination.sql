@@ -1197,7 +1197,7 @@ $$;
 alter function public.notification_mark_read(jsonb) owner to bullpen_writer;
 
 -- ---------------------------------------------------------------------------------------------
--- Room hooks (stubs in 0003_tasks.sql)
+-- Room hooks (called by the tasks room's RPCs in 0003_tasks.sql)
 -- ---------------------------------------------------------------------------------------------
 
 /** task_get: the open handoffs about the task and its review state. */
@@ -1347,3 +1347,11 @@ revoke all on function public.notification_query(jsonb) from public, anon;
 grant execute on function public.notification_query(jsonb) to authenticated, service_role;
 revoke all on function public.notification_mark_read(jsonb) from public, anon;
 grant execute on function public.notification_mark_read(jsonb) to authenticated, service_role;
+
+-- Execute rights of the room hooks this file owns (called from the tasks room's RPCs).
+revoke all on function bullpen.task_related_coordination(public.tasks) from public, anon, authenticated;
+grant execute on function bullpen.task_related_coordination(public.tasks) to bullpen_writer, service_role;
+revoke all on function bullpen.brief_coordination(public.projects, jsonb) from public, anon, authenticated;
+grant execute on function bullpen.brief_coordination(public.projects, jsonb) to bullpen_writer, service_role;
+revoke all on function bullpen.whoami_inbox(uuid) from public, anon, authenticated;
+grant execute on function bullpen.whoami_inbox(uuid) to bullpen_writer, service_role;

@@ -1242,3 +1242,9 @@ comment on function public.knowledge_write(jsonb) is 'Writes a note; the embeddi
 comment on function public.knowledge_search(jsonb) is 'Finds notes by meaning fused with full-text rank (hybrid), or by words alone.';
 comment on function public.search(jsonb) is 'Keyword search across projects, tasks, decisions, notes, comments, handoffs and skills.';
 comment on function public.skill_upsert(jsonb) is 'Creates or updates a skill by slug and scope; expected_version guards concurrent edits.';
+
+-- Execute rights of the room hooks this file owns (called from the tasks room's RPCs).
+revoke all on function bullpen.task_related_memory(public.tasks) from public, anon, authenticated;
+grant execute on function bullpen.task_related_memory(public.tasks) to bullpen_writer, service_role;
+revoke all on function bullpen.brief_memory(public.projects, jsonb) from public, anon, authenticated;
+grant execute on function bullpen.brief_memory(public.projects, jsonb) to bullpen_writer, service_role;

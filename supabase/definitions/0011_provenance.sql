@@ -653,7 +653,7 @@ as $$
 $$;
 
 -- ---------------------------------------------------------------------------------------------
--- Room hooks (declared in supabase/definitions/0003_tasks.sql)
+-- Room hooks (called by the tasks room's RPCs in 0003_tasks.sql)
 -- ---------------------------------------------------------------------------------------------
 
 /** Whether a task has evidence: a live code ref (not a PR closed unmerged) or attachment. */
