@@ -64,9 +64,22 @@ export function addComment(who: Who, input: unknown): Promise<Envelope> {
 // Feeds
 // ---------------------------------------------------------------------------------------------
 
-/** Agents and humans with last seen, open tasks, current claim and keys. */
-export function actorsOverview(who: Who): Promise<Envelope> {
-  return guarded(async () => ({ actors: await readJson(who, `select bullpen.console_actors() as r`) }));
+/**
+ * Agents and humans with last seen, open tasks, current claim and keys: the actor_query tool with
+ * include ["work", "keys"], every page of it, grouped by kind as the page shows them.
+ */
+export async function actorsOverview(who: Who): Promise<Envelope> {
+  const actors: { kind: string; display_name: string }[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await execute(who, 'actor_query', { include: ['work', 'keys'], limit: 200, ...(cursor ? { cursor } : {}) });
+    if (!page.ok) return page;
+    actors.push(...(page.actors as typeof actors));
+    cursor = (page.next_cursor as string | null) ?? undefined;
+  } while (cursor);
+  const name = (a: { display_name: string }) => a.display_name.toLowerCase();
+  actors.sort((a, b) => (a.kind === b.kind ? (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0) : a.kind < b.kind ? -1 : 1));
+  return { ok: true, actors };
 }
 
 /** The newest change seq visible to the caller (where a fresh live stream starts). */

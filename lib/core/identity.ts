@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
 import { actorKind, cursor, docs, idempotencyKey, limit } from './fields';
-import { activityEntry, actorRow, id, inboxCounts, inboxItem, nextCursor, projectStub, taskRow, timestamp, writeResult } from './rows';
+import { activityEntry, actorQueryRow, actorRow, id, inboxCounts, inboxItem, nextCursor, projectStub, taskRow, timestamp, writeResult } from './rows';
 
 export const whoamiInput = z.strictObject({
   include: z
@@ -63,12 +63,17 @@ export const actorQueryInput = z.strictObject({
   group: z.string().min(1).max(100).optional(),
   capability: z.string().min(1).max(64).optional(),
   q: z.string().min(1).max(200).optional().meta(docs('matches name, external_ref or role')),
+  include: z
+    .array(z.enum(['work', 'keys']))
+    .max(2)
+    .optional()
+    .meta(docs('work: last active, open tasks, current claim; keys: API keys and open invites (people only)')),
   limit: limit(50, 200).optional(),
   cursor: cursor.optional(),
 });
 export type ActorQueryInput = z.infer<typeof actorQueryInput>;
 
-export const actorQueryOutput = z.strictObject({ actors: z.array(actorRow), next_cursor: nextCursor });
+export const actorQueryOutput = z.strictObject({ actors: z.array(actorQueryRow), next_cursor: nextCursor });
 export type ActorQueryOutput = z.infer<typeof actorQueryOutput>;
 
 export const identityTools = [
@@ -100,7 +105,7 @@ export const identityTools = [
     room: 'identity',
     title: 'Find actors',
     description:
-      'Returns actors by kind, group, capability or text. Use when you need an actor id for a task or a handoff.',
+      'Returns actors by kind, group, capability or text; include work adds what each holds. Use when you need an actor id for a task or a handoff.',
     input: actorQueryInput,
     output: actorQueryOutput,
     kind: 'read',

@@ -55,31 +55,44 @@ export const actorRow = z
   .meta({ id: 'Actor', description: 'An agent, human or service of the workspace.' });
 export type ActorRow = z.infer<typeof actorRow>;
 
-/** bullpen.console_actors: the actors page. */
+/** bullpen.actor_work_json: what actor_query adds with include "work". */
+const actorWork = {
+  last_active_at: timestamp.nullable(),
+  open_tasks: count,
+  current_claim: z
+    .strictObject({ task_id: id, ref: z.string(), title: z.string(), project_key: z.string(), lease_expires_at: timestamp })
+    .nullable(),
+};
+
+/** bullpen.actor_keys_json: what actor_query adds with include "keys" (people only). */
+const actorKeys = {
+  keys: z.array(
+    z.strictObject({
+      id,
+      prefix: z.string(),
+      label: z.string().nullable(),
+      created_at: timestamp,
+      last_used_at: timestamp.nullable(),
+      revoked_at: timestamp.nullable(),
+      /** What the key may call (ROOM, ROOM:read, read); null: everything. */
+      scopes: z.array(z.string()).nullable(),
+      expires_at: timestamp.nullable(),
+      /** Set when the key was rotated: it works until expires_at (the grace period). */
+      replaced_by: id.nullable(),
+    }),
+  ),
+  pending_invites: count,
+};
+
+/** An actor as actor_query answers it: the work and keys sections are there when include asked. */
+export const actorQueryRow = actorRow
+  .extend({ ...actorWork, ...actorKeys })
+  .partial({ last_active_at: true, open_tasks: true, current_claim: true, keys: true, pending_invites: true })
+  .meta({ id: 'ActorWithDetail', description: 'An actor, with its work and keys where include asked for them.' });
+
+/** The actors page: actor_query with include ["work", "keys"]. */
 export const actorOverview = actorRow
-  .extend({
-    last_active_at: timestamp.nullable(),
-    open_tasks: count,
-    current_claim: z
-      .strictObject({ task_id: id, ref: z.string(), title: z.string(), project_key: z.string(), lease_expires_at: timestamp })
-      .nullable(),
-    keys: z.array(
-      z.strictObject({
-        id,
-        prefix: z.string(),
-        label: z.string().nullable(),
-        created_at: timestamp,
-        last_used_at: timestamp.nullable(),
-        revoked_at: timestamp.nullable(),
-        /** What the key may call (ROOM, ROOM:read, read); null: everything. */
-        scopes: z.array(z.string()).nullable(),
-        expires_at: timestamp.nullable(),
-        /** Set when the key was rotated: it works until expires_at (the grace period). */
-        replaced_by: id.nullable(),
-      }),
-    ),
-    pending_invites: count,
-  })
+  .extend({ ...actorWork, ...actorKeys })
   .meta({ id: 'ActorOverview', description: 'An actor with what it holds now (console).' });
 export type ActorOverview = z.infer<typeof actorOverview>;
 

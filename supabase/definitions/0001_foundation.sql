@@ -419,8 +419,17 @@ declare
   v_rows jsonb;
   v_last text;
   v_more boolean;
+  v_include text[] := coalesce(array(select jsonb_array_elements_text(p -> 'include')), '{}');
+  v_work boolean := 'work' = any (v_include);
+  v_keys boolean := 'keys' = any (v_include);
 begin
   perform bullpen.require_actor();
+  -- keys name who may call the workspace: people manage them (the console), agents never read them
+  if v_keys and not exists (select 1 from public.actors me where me.tenant_id = bullpen.tenant_id()
+                                and me.id = bullpen.actor_id() and me.kind = 'human') then
+    perform bullpen.fail('FORBIDDEN', 'include: "keys" is for people only: an agent never reads the workspace''s keys',
+      'call actor_query without "keys" in include');
+  end if;
   with page as (
     select a, lower(a.display_name) || chr(31) || a.id::text as sort_key
       from public.actors a
@@ -436,7 +445,10 @@ begin
   ), numbered as (
     select page.*, row_number() over (order by sort_key) as rn from page
   )
-  select coalesce(jsonb_agg(bullpen.actor_json(a) order by sort_key) filter (where rn <= v_limit), '[]'::jsonb),
+  select coalesce(jsonb_agg(bullpen.actor_json(a)
+                              || case when v_work then bullpen.actor_work_json(a) else '{}'::jsonb end
+                              || case when v_keys then bullpen.actor_keys_json(a) else '{}'::jsonb end
+                            order by sort_key) filter (where rn <= v_limit), '[]'::jsonb),
          max(sort_key) filter (where rn = v_limit),
          count(*) > v_limit
     into v_rows, v_last, v_more

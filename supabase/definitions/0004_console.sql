@@ -108,37 +108,37 @@ as $$
 $$;
 alter function bullpen.change_replay(bigint, int) owner to bullpen_writer;
 
-/** The actors page: everyone in the workspace with last seen, open work, live claim and keys. */
-create or replace function bullpen.console_actors() returns jsonb
+/** actor_query include "work": when the actor was last active, its open tasks and the task it holds now. */
+create or replace function bullpen.actor_work_json(a public.actors) returns jsonb
 language sql stable
-security definer
-set search_path = ''
 as $$
-  select coalesce(jsonb_agg(x.j order by x.kind, lower(x.display_name)), '[]') from (
-    select a.kind, a.display_name, bullpen.actor_json(a) || jsonb_build_object(
-        'last_active_at', greatest(a.last_seen_at, (select max(k.last_used_at) from public.api_keys k
-                                                     where k.tenant_id = a.tenant_id and k.actor_id = a.id)),
-        'open_tasks', (select count(*) from public.tasks t
-                        where t.tenant_id = a.tenant_id and t.assignee_actor_id = a.id
-                          and t.status not in ('done', 'cancelled', 'failed')),
-        'current_claim', (select jsonb_build_object('task_id', t.id, 'ref', pr.key || '-' || t.seq, 'title', t.title,
-                                   'project_key', pr.key, 'lease_expires_at', t.lease_expires_at)
-                            from public.tasks t join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
-                           where t.tenant_id = a.tenant_id and t.lease_actor_id = a.id and t.lease_expires_at > now()
-                           order by t.lease_expires_at desc limit 1),
-        'keys', (select coalesce(jsonb_agg(jsonb_build_object('id', k.id, 'prefix', k.prefix, 'label', k.label,
-                          'created_at', k.created_at, 'last_used_at', k.last_used_at, 'revoked_at', k.revoked_at,
-                          'scopes', k.scopes, 'expires_at', k.expires_at, 'replaced_by', k.replaced_by)
-                        order by k.created_at desc), '[]')
-                   from public.api_keys k where k.tenant_id = a.tenant_id and k.actor_id = a.id),
-        'pending_invites', (select count(*) from bullpen.signin_tokens s
-                             where s.tenant_id = a.tenant_id and s.actor_id = a.id and s.used_at is null
-                               and s.revoked_at is null and s.expires_at > now())) as j
-      from public.actors a
-     where a.tenant_id = bullpen.tenant_id()
-  ) x
+  select jsonb_build_object(
+    'last_active_at', greatest(a.last_seen_at, (select max(k.last_used_at) from public.api_keys k
+                                                 where k.tenant_id = a.tenant_id and k.actor_id = a.id)),
+    'open_tasks', (select count(*) from public.tasks t
+                    where t.tenant_id = a.tenant_id and t.assignee_actor_id = a.id
+                      and t.status not in ('done', 'cancelled', 'failed')),
+    'current_claim', (select jsonb_build_object('task_id', t.id, 'ref', pr.key || '-' || t.seq, 'title', t.title,
+                               'project_key', pr.key, 'lease_expires_at', t.lease_expires_at)
+                        from public.tasks t join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
+                       where t.tenant_id = a.tenant_id and t.lease_actor_id = a.id and t.lease_expires_at > now()
+                       order by t.lease_expires_at desc limit 1))
 $$;
-alter function bullpen.console_actors() owner to bullpen_writer;
+
+/** actor_query include "keys" (people only): the actor's API keys, never their hashes, and open sign-in links. */
+create or replace function bullpen.actor_keys_json(a public.actors) returns jsonb
+language sql stable
+as $$
+  select jsonb_build_object(
+    'keys', (select coalesce(jsonb_agg(jsonb_build_object('id', k.id, 'prefix', k.prefix, 'label', k.label,
+                      'created_at', k.created_at, 'last_used_at', k.last_used_at, 'revoked_at', k.revoked_at,
+                      'scopes', k.scopes, 'expires_at', k.expires_at, 'replaced_by', k.replaced_by)
+                    order by k.created_at desc), '[]')
+               from public.api_keys k where k.tenant_id = a.tenant_id and k.actor_id = a.id),
+    'pending_invites', (select count(*) from bullpen.signin_tokens s
+                         where s.tenant_id = a.tenant_id and s.actor_id = a.id and s.used_at is null
+                           and s.revoked_at is null and s.expires_at > now()))
+$$;
 
 -- Execute rights, one function at a time: the API roles call RPCs, never helpers.
 revoke all on function bullpen.consume_signin_token(text) from public, anon, authenticated;
@@ -151,5 +151,7 @@ revoke all on function bullpen.change_head() from public, anon;
 grant execute on function bullpen.change_head() to authenticated, service_role;
 revoke all on function bullpen.change_replay(bigint, int) from public, anon;
 grant execute on function bullpen.change_replay(bigint, int) to authenticated, service_role;
-revoke all on function bullpen.console_actors() from public, anon;
-grant execute on function bullpen.console_actors() to authenticated, service_role;
+revoke all on function bullpen.actor_work_json(public.actors) from public, anon, authenticated;
+grant execute on function bullpen.actor_work_json(public.actors) to bullpen_writer, service_role;
+revoke all on function bullpen.actor_keys_json(public.actors) from public, anon, authenticated;
+grant execute on function bullpen.actor_keys_json(public.actors) to bullpen_writer, service_role;

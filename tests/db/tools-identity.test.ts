@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintKey } from '../../lib/server/workspace';
 import { fails, freshDb, ok, seedTenant, type TestDb } from '../helpers/db';
 
 /** whoami, register_actor, actor_query: every happy path and every error code each can return. */
@@ -307,7 +308,38 @@ describe('actor_query', () => {
     expect(r.actors).toEqual([]);
   });
 
+  it('adds what each actor holds with include work: open tasks, the live claim, when last active', async () => {
+    const u = await seedTenant(db);
+    ok(await u.human.call('project_create', { title: 'Actor query', key: 'AQ' }));
+    ok(await u.agent.call('task_create', { project_id: 'AQ', title: 'held' }));
+    ok(await u.agent.call('task_create', { project_id: 'AQ', title: 'open', status: 'backlog', assignee_actor_id: u.agent.id }));
+    const claimed = ok(await u.agent.call('task_claim', {}));
+    const r = ok(await u.agent.call('actor_query', { kind: 'agent', include: ['work'] }));
+    const me = r.actors.find((a: any) => a.id === u.agent.id);
+    expect(me.open_tasks).toBe(2);
+    expect(me.current_claim).toMatchObject({ task_id: claimed.task.id, project_key: 'AQ' });
+    expect(me).toHaveProperty('last_active_at');
+    expect(me).not.toHaveProperty('keys');
+    // without include the rows stay plain actors
+    expect(ok(await u.agent.call('actor_query', { kind: 'agent' })).actors[0]).not.toHaveProperty('open_tasks');
+  });
+
+  it('shows keys to people only: a person sees prefixes and scopes, never hashes; an agent is FORBIDDEN', async () => {
+    const u = await seedTenant(db);
+    const key = await mintKey(db, u.id, u.agent.id, 'ci', { scopes: ['tasks:read'], expiresInSeconds: null });
+    const r = ok(await u.human.call('actor_query', { include: ['work', 'keys'] }));
+    const agent = r.actors.find((a: any) => a.id === u.agent.id);
+    expect(agent.keys).toEqual([expect.objectContaining({ label: 'ci', scopes: ['tasks:read'], revoked_at: null })]);
+    expect(JSON.stringify(r)).not.toContain(key.api_key);
+    expect(JSON.stringify(agent.keys[0])).not.toMatch(/hash/);
+    expect(agent.pending_invites).toBe(0);
+    const refused = fails(await u.agent.call('actor_query', { include: ['keys'] }), 'FORBIDDEN');
+    expect(refused.message).toContain('keys');
+    expect(refused.hint).toContain('without "keys"');
+  });
+
   it('refuses a bad filter, page size or cursor (VALIDATION_ERROR)', async () => {
+    expect(fails(await t.agent.call('actor_query', { include: ['secrets'] }), 'VALIDATION_ERROR').message).toContain('include');
     expect(fails(await t.agent.call('actor_query', { kind: 'robot' }), 'VALIDATION_ERROR').message).toContain('kind');
     expect(fails(await t.agent.call('actor_query', { limit: 0 }), 'VALIDATION_ERROR').message).toContain('limit');
     expect(fails(await t.agent.call('actor_query', { q: '' }), 'VALIDATION_ERROR').message).toContain('q');

@@ -88,7 +88,7 @@ describe('authenticated with valid claims', () => {
   it('cannot execute a helper: only the RPCs and the policies’ claim readers are callable', async () => {
     const allowed = new Set([
       'bullpen.claims', 'bullpen.tenant_id', 'bullpen.actor_id', 'bullpen.auth_user_tenant_ids',
-      'bullpen.change_head', 'bullpen.change_replay', 'bullpen.console_actors',
+      'bullpen.change_head', 'bullpen.change_replay',
       // the file routes read one attachment under the caller's claims; owners triage feedback (checked inside)
       'bullpen.attachment_file', 'bullpen.feature_request_triage',
     ]);
