@@ -44,17 +44,19 @@ export async function addCommentAction(input: unknown): Promise<Envelope> {
 
 /** Owners: registers an agent and mints its key (shown once), with the MCP URL to connect it. */
 export async function createAgentAction(input: unknown): Promise<Envelope> {
-  const w = await who();
-  if (!w) return signedOut;
-  const env = await createAgent(w, input);
-  return env.ok ? { ...env, mcp_url: `${await origin()}/api/mcp` } : env;
+  return withMcpUrl(createAgent, input);
 }
 
 /** Owners: mints another key for an agent. */
 export async function mintKeyAction(input: unknown): Promise<Envelope> {
+  return withMcpUrl(mintAgentKey, input);
+}
+
+/** Runs a key-minting operation as the signed-in human and adds the MCP URL the key connects to. */
+async function withMcpUrl(op: (w: Who, input: unknown) => Promise<Envelope>, input: unknown): Promise<Envelope> {
   const w = await who();
   if (!w) return signedOut;
-  const env = await mintAgentKey(w, input);
+  const env = await op(w, input);
   return env.ok ? { ...env, mcp_url: `${await origin()}/api/mcp` } : env;
 }
 

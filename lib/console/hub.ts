@@ -1,5 +1,6 @@
 import { ChangeRouter, changeFeed, Subscribers } from '../core/change-feed';
 import type { ChangeEvent, Db } from '../db/types';
+import { processOnce } from '../shared/process-once';
 
 /**
  * The process's one change-feed subscription (shared with the waiting calls), fanned out to the
@@ -56,13 +57,9 @@ export class ChangeHub extends ChangeRouter {
   }
 }
 
-const KEY = Symbol.for('bullpen.change-hub');
-type Holder = { [KEY]?: Promise<ChangeHub> };
-
 /** The process-wide hub, listening on the given database from its first use on. */
 export function getHub(db: Db): Promise<ChangeHub> {
-  const g = globalThis as Holder;
-  if (!g[KEY]) {
+  return processOnce('bullpen.change-hub', async () => {
     const hub = new ChangeHub();
     // Where the process already handles shutdown signals (bullpen start does), end the live streams
     // too: browsers reconnect to the next server and resume from Last-Event-ID. Default signal
@@ -70,15 +67,8 @@ export function getHub(db: Db): Promise<ChangeHub> {
     for (const sig of ['SIGTERM', 'SIGINT'] as const) {
       if (process.listenerCount(sig) > 0) process.once(sig, () => hub.shutdown());
     }
-    g[KEY] = changeFeed(db)
-      .then((feed) => {
-        feed.add((event) => hub.dispatch(event));
-        return hub;
-      })
-      .catch((err) => {
-        delete g[KEY];
-        throw err;
-      });
-  }
-  return g[KEY]!;
+    const feed = await changeFeed(db);
+    feed.add((event) => hub.dispatch(event));
+    return hub;
+  });
 }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { dataDir } from '../db';
 import type { Claims, Db } from '../db/types';
 import { env, envNumber } from '../shared/env';
+import { processOnce } from '../shared/process-once';
 
 /**
  * Local console sessions: an httpOnly cookie holding a JWT (HS256) signed with a secret that lives
@@ -49,9 +50,6 @@ export function sessionSecretPath(): string {
   return path.join(path.dirname(dataDir()), 'session.secret');
 }
 
-const SECRET = Symbol.for('bullpen.session-secret');
-type Holder = { [SECRET]?: Promise<Uint8Array> };
-
 async function loadOrCreateSecret(): Promise<Uint8Array> {
   const fromEnv = env('BULLPEN_SESSION_SECRET');
   if (fromEnv) {
@@ -75,14 +73,7 @@ async function loadOrCreateSecret(): Promise<Uint8Array> {
 
 /** The process's session secret (cached). */
 export function sessionSecret(): Promise<Uint8Array> {
-  const g = globalThis as Holder;
-  if (!g[SECRET]) {
-    g[SECRET] = loadOrCreateSecret().catch((err) => {
-      delete g[SECRET];
-      throw err;
-    });
-  }
-  return g[SECRET]!;
+  return processOnce('bullpen.session-secret', loadOrCreateSecret);
 }
 
 /** Signs a session for a human actor and its session row. `sub` defaults to the actor id (local sign-in). */

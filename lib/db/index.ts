@@ -2,6 +2,7 @@ import path from 'node:path';
 import { migrate } from './migrate';
 import type { Db } from './types';
 import { env } from '../shared/env';
+import { processOnce, setProcessOnce } from '../shared/process-once';
 
 export type { Claims, Db, ChangeEvent } from './types';
 
@@ -29,25 +30,15 @@ export async function openDb(opts: { url?: string; dataDir?: string } = {}): Pro
   return db;
 }
 
-const KEY = Symbol.for('bullpen.db');
-type Holder = { [KEY]?: Promise<Db> };
-
 /**
  * The process-wide database. Route handlers, server actions and the server entry share it through
  * globalThis, since bundlers may load this module more than once.
  */
 export function getDb(): Promise<Db> {
-  const g = globalThis as Holder;
-  if (!g[KEY]) {
-    g[KEY] = openDb().catch((err) => {
-      delete g[KEY];
-      throw err;
-    });
-  }
-  return g[KEY]!;
+  return processOnce('bullpen.db', openDb);
 }
 
 /** Installs a database as the process-wide one (tests, the server entry). */
 export function setDb(db: Db): void {
-  (globalThis as Holder)[KEY] = Promise.resolve(db);
+  setProcessOnce('bullpen.db', Promise.resolve(db));
 }
