@@ -143,7 +143,14 @@ async function startCmd(argv: string[]): Promise<number> {
   }
   const { start } = await import('./start');
   (await import('./human')).registerSignInBanner();
-  const { close } = await start({ port, host: values.host ?? process.env.BULLPEN_HOST ?? '127.0.0.1', dev: !!values.dev });
+  let close: () => Promise<void>;
+  try {
+    ({ close } = await start({ port, host: values.host ?? process.env.BULLPEN_HOST ?? '127.0.0.1', dev: !!values.dev }));
+  } catch (err) {
+    // a refusal or a bounded open that ran out: say why and end, whatever is still pending
+    console.error(`bullpen: ${(err as Error).message}`);
+    process.exit(EXIT.FAILED);
+  }
   await new Promise<void>((resolve) => {
     const stop = async () => {
       await close();
