@@ -7,6 +7,7 @@ import { writeFilePrivate } from '../db/private-fs';
 import { backupEmbedded, restoreEmbedded } from '../server/backup';
 import { DataError, exportWorkspace, importWorkspace, type ExportDoc, type ImportResult } from '../server/export';
 import { exportMarkdown } from '../server/export-markdown';
+import { shellQuote } from '../mcp/connect';
 import { DataDirHeld, lockDataDir } from './data-lock';
 import { adminStep, heldRefusal, readLiveServer, withDirectDb } from './server-file';
 import { EXIT } from './tools';
@@ -71,7 +72,7 @@ export async function backupCmd(argv: string[]): Promise<number> {
   }
   await writeFilePrivate(out, tarball);
   if (values.json) console.log(JSON.stringify({ file: out, bytes: tarball.length, while_running: !!live }));
-  else console.log(`Backed up the embedded database${live ? ' (the server kept running)' : ''} to ${out} (${kib(tarball.length)}).\nRestore with: npx bullpen restore ${path.relative(process.cwd(), out) || out} --data-dir EMPTY_DIR`);
+  else console.log(`Backed up the embedded database${live ? ' (the server kept running)' : ''} to ${out} (${kib(tarball.length)}).\nRestore with: npx bullpen restore ${shellQuote(path.relative(process.cwd(), out) || out)} --data-dir EMPTY_DIR`);
   return EXIT.OK;
 }
 
@@ -111,7 +112,7 @@ export async function restoreCmd(argv: string[]): Promise<number> {
     else {
       console.log(`Restored into ${r.data_dir}${r.migrations_applied.length ? ` (upgraded: ${r.migrations_applied.join(', ')})` : ''}:`);
       for (const w of r.workspaces) console.log(`  ${w.slug}  ${w.name}  (${w.tasks} tasks)`);
-      console.log(`Start it with: BULLPEN_DATA_DIR=${target} npx bullpen start`);
+      console.log(`Start it with: BULLPEN_DATA_DIR=${shellQuote(target)} npx bullpen start`);
     }
     return EXIT.OK;
   } catch (err) {

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import path from 'node:path';
 import { dataDir, openDb, type Db, type MigrateProgress } from '../db';
+import { shellQuote } from '../mcp/connect';
 import { config } from '../server/config';
 
 /**
@@ -28,7 +29,7 @@ export function openTimeoutMessage(stage: string, ms: number): string {
     `${where} could not be ${stage} within ${Math.round(ms / 1000)} s (BULLPEN_DB_OPEN_TIMEOUT_MS=${ms}); start-up stopped instead of hanging.\n` +
     (embedded
       ? `  If it stays stuck, the data directory may be damaged: move it aside and restore your latest backup with\n` +
-        `    npx bullpen restore BACKUP.tar.gz --data-dir ${path.relative(process.cwd(), dataDir()) || dataDir()}\n` +
+        `    npx bullpen restore BACKUP.tar.gz --data-dir ${shellQuote(path.relative(process.cwd(), dataDir()) || dataDir())}\n` +
         `  or raise BULLPEN_DB_OPEN_TIMEOUT_MS if a large upgrade needs longer.`
       : `  Check that the server answers and is not locked by another migration; raise BULLPEN_DB_OPEN_TIMEOUT_MS if a large upgrade\n` +
         `  needs longer, or restore the database from a backup (bullpen restore is for the embedded database; use pg_restore here).`)
