@@ -50,7 +50,10 @@ export function startWatchdog(ms: number, message: string): { stop: () => void }
       setTimeout(() => process.kill(workerData.pid, 'SIGKILL'), 1000);
     }, workerData.ms);
   `;
-  const worker = new Worker(code, { eval: true, workerData: { ms, message, pid: process.pid } });
+  // no inherited flags (--input-type=module would make the snippet ESM), nothing to load
+  const worker = new Worker(code, { eval: true, workerData: { ms, message, pid: process.pid }, execArgv: [] });
+  // a watchdog that cannot start must not take the server down with it
+  worker.on('error', () => {});
   worker.unref();
   return { stop: () => void worker.terminate() };
 }
@@ -69,7 +72,8 @@ export async function openDbBounded(log: (line: string) => void, ms = config.dbO
   // the watchdog fires a little after the in-thread timer, so a free thread reports it as an error
   const dog = startWatchdog(ms + 2000, openTimeoutMessage('opened or migrated', ms));
   let timer: NodeJS.Timeout | undefined;
-  const opening = openDb({ onProgress });
+  // resolved now: the open may outlive this call (it is closed when it ends)
+  const opening = openDb({ onProgress, ...(process.env.DATABASE_URL ? {} : { dataDir: dataDir() }) });
   try {
     return await Promise.race([
       opening,
