@@ -103,7 +103,7 @@ export async function restoreCmd(argv: string[]): Promise<number> {
   try {
     lock = await lockDataDir(target, { kind: 'cli', command: 'bullpen restore' });
   } catch (err) {
-    if (err instanceof DataDirHeld) return refused(new Error(heldRefusal(err, 'bullpen restore')));
+    if (err instanceof DataDirHeld) return refused(new Error(heldRefusal(err, 'bullpen restore', { throughServer: false })));
     throw err;
   }
   try {

@@ -59,11 +59,13 @@ export async function defaultBaseUrl(): Promise<string> {
  * Why the CLI will not open a data directory another process holds, in words that name the rule
  * and what to do.
  */
-export function heldRefusal(err: DataDirHeld, command: string): string {
+export function heldRefusal(err: DataDirHeld, command: string, opts: { throughServer?: boolean } = {}): string {
   const h = err.holder;
   const rule = 'One process opens an embedded data directory at a time, and the CLI never opens one a live server holds.';
   const what =
-    h.kind === 'server' && h.url
+    opts.throughServer === false
+      ? `Stop it first (kill ${h.pid}), or pass another directory.`
+      : h.kind === 'server' && h.url
       ? `Its server.json (${serverFilePath()}) is missing or names another process, so \`${command}\` cannot go through it. ` +
         `Restart that server (it writes server.json again) or stop it (kill ${h.pid}), then retry.`
       : h.kind === 'server'
