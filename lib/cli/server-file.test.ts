@@ -29,3 +29,40 @@ describe('server.json', () => {
     expect(existsSync(serverFilePath())).toBe(false);
   });
 });
+
+describe('the CLI on a data directory without a server', () => {
+  it('queues behind another command that holds it, then runs; a command that holds it too long is named in the refusal', async () => {
+    const { acquireDataLock } = await import('./data-lock');
+    const { withDirectDb } = await import('./server-file');
+    const { dataDir } = await import('../db');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(path.dirname(dataDir()), { recursive: true });
+    const other = acquireDataLock(dataDir(), { kind: 'cli', command: 'bullpen backup' });
+    const order: string[] = [];
+    setTimeout(() => {
+      order.push('other done');
+      other.release();
+    }, 500);
+    const saved = process.env.DATABASE_URL;
+    delete process.env.DATABASE_URL;
+    try {
+      await withDirectDb('bullpen agent add', async () => {
+        order.push('ran');
+      });
+    } finally {
+      if (saved !== undefined) process.env.DATABASE_URL = saved;
+    }
+    expect(order).toEqual(['other done', 'ran']);
+    const server = acquireDataLock(dataDir(), { kind: 'server', command: 'bullpen start', url: 'http://127.0.0.1:4555' });
+    try {
+      delete process.env.DATABASE_URL;
+      const err = await withDirectDb('bullpen agent add', async () => 'opened').catch((e: Error) => e);
+      expect(String(err)).toContain('held by a running Bullpen server');
+      expect(String(err)).toContain('http://127.0.0.1:4555');
+      expect(String(err)).toContain('the CLI never opens one a live server holds');
+    } finally {
+      if (saved !== undefined) process.env.DATABASE_URL = saved;
+      server.release();
+    }
+  }, 60_000);
+});

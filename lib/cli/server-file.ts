@@ -74,20 +74,29 @@ export function heldRefusal(err: DataDirHeld, command: string, opts: { throughSe
   return `${err.dataDir} is held by ${describeHolder(h)}.\n  ${rule}\n  ${what}`;
 }
 
+/** How long a CLI command waits for another command that holds the data directory. */
+const CLI_WAIT_MS = 30_000;
+
 /**
  * Runs `fn` on the embedded database (or DATABASE_URL) opened by this process, holding the data
- * directory's lock meanwhile: when a server or another command holds it, refuses (heldRefusal)
- * instead of opening it. Call this only when no running server was found.
+ * directory's lock meanwhile: behind another command it waits up to 30 s; when a server holds it
+ * (or the other command takes longer) it refuses (heldRefusal) instead of opening it. Call this
+ * only when no running server was found.
  */
 export async function withDirectDb<T>(command: string, fn: (db: Db) => Promise<T>): Promise<T> {
   const embedded = !process.env.DATABASE_URL;
   let lock: Awaited<ReturnType<typeof lockDataDir>> | null = null;
   if (embedded) {
-    try {
-      lock = await lockDataDir(dataDir(), { kind: 'cli', command });
-    } catch (err) {
-      if (err instanceof DataDirHeld) throw new Error(heldRefusal(err, command));
-      throw err;
+    const t0 = Date.now();
+    while (!lock) {
+      try {
+        lock = await lockDataDir(dataDir(), { kind: 'cli', command });
+      } catch (err) {
+        if (!(err instanceof DataDirHeld)) throw err;
+        // another command is brief: queue behind it for a while; a server is never waited for
+        if (err.holder.kind !== 'cli' || Date.now() - t0 > CLI_WAIT_MS) throw new Error(heldRefusal(err, command));
+        await new Promise((r) => setTimeout(r, 200));
+      }
     }
   }
   try {
