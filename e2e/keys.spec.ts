@@ -12,7 +12,7 @@ test('connecting an agent shows its key once; revoking it locks the agent out (4
   await expect(once).toBeVisible();
   const key = (await once.getByTestId('api-key-value').textContent())!.trim();
   expect(key).toMatch(/^bp_live_/);
-  await expect(once.getByTestId('claude-mcp-add')).toHaveText(`claude mcp add --transport http bullpen ${server().url}/api/mcp --header "Authorization: Bearer ${key}"`);
+  await expect(once.getByTestId('claude-mcp-add')).toHaveText(`claude mcp add --transport http bullpen '${server().url}/api/mcp' --header "Authorization: Bearer ${key}"`);
   const json = JSON.parse((await once.getByTestId('mcp-json').textContent())!);
   expect(json).toEqual({ mcpServers: { bullpen: { type: 'http', url: `${server().url}/api/mcp`, headers: { Authorization: `Bearer ${key}` } } } });
   await expect(once.getByTestId('claude-mcp-add-copy')).toBeVisible();

@@ -1,12 +1,15 @@
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { dataDir, openDb } from '../db';
+import { dataDir } from '../db';
+import { writeFilePrivate } from '../db/private-fs';
 import { backupEmbedded, restoreEmbedded } from '../server/backup';
 import { DataError, exportWorkspace, importWorkspace, type ExportDoc, type ImportResult } from '../server/export';
 import { exportMarkdown } from '../server/export-markdown';
-import { adminStep, readLiveServer } from './server-file';
+import { shellQuote } from '../mcp/connect';
+import { DataDirHeld, lockDataDir } from './data-lock';
+import { adminStep, heldRefusal, readLiveServer, withDirectDb } from './server-file';
 import { EXIT } from './tools';
 
 /**
@@ -61,18 +64,15 @@ export async function backupCmd(argv: string[]): Promise<number> {
       console.error('bullpen: DATABASE_URL names a Postgres server: back it up with pg_dump (or your host’s backups); `bullpen export --workspace SLUG` works on both');
       return EXIT.USAGE;
     }
-    const db = await openDb();
     try {
-      tarball = await backupEmbedded(db);
+      tarball = await withDirectDb('bullpen backup', (db) => backupEmbedded(db));
     } catch (err) {
       return refused(err);
-    } finally {
-      await db.close();
     }
   }
-  await writeFile(out, tarball, { mode: 0o600 });
+  await writeFilePrivate(out, tarball);
   if (values.json) console.log(JSON.stringify({ file: out, bytes: tarball.length, while_running: !!live }));
-  else console.log(`Backed up the embedded database${live ? ' (the server kept running)' : ''} to ${out} (${kib(tarball.length)}).\nRestore with: npx bullpen restore ${path.relative(process.cwd(), out) || out} --data-dir EMPTY_DIR`);
+  else console.log(`Backed up the embedded database${live ? ' (the server kept running)' : ''} to ${out} (${kib(tarball.length)}).\nRestore with: npx bullpen restore ${shellQuote(path.relative(process.cwd(), out) || out)} --data-dir EMPTY_DIR`);
   return EXIT.OK;
 }
 
@@ -98,17 +98,27 @@ export async function restoreCmd(argv: string[]): Promise<number> {
     console.error(`bullpen: cannot read ${positionals[0]}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     return EXIT.USAGE;
   }
+  // a restore fills a directory no one else may have open: it takes the directory's lock
+  let lock;
+  try {
+    lock = await lockDataDir(target, { kind: 'cli', command: 'bullpen restore' });
+  } catch (err) {
+    if (err instanceof DataDirHeld) return refused(new Error(heldRefusal(err, 'bullpen restore', { throughServer: false })));
+    throw err;
+  }
   try {
     const r = await restoreEmbedded(archive, target);
     if (values.json) console.log(JSON.stringify(r));
     else {
       console.log(`Restored into ${r.data_dir}${r.migrations_applied.length ? ` (upgraded: ${r.migrations_applied.join(', ')})` : ''}:`);
       for (const w of r.workspaces) console.log(`  ${w.slug}  ${w.name}  (${w.tasks} tasks)`);
-      console.log(`Start it with: BULLPEN_DATA_DIR=${target} npx bullpen start`);
+      console.log(`Start it with: BULLPEN_DATA_DIR=${shellQuote(target)} npx bullpen start`);
     }
     return EXIT.OK;
   } catch (err) {
     return refused(err);
+  } finally {
+    lock.release();
   }
 }
 
@@ -142,11 +152,11 @@ export async function exportCmd(argv: string[]): Promise<number> {
   }
   const out = path.resolve(values.out ?? `${doc.workspace.slug}-export-${stamp()}.json`);
   const json = JSON.stringify(doc, null, 1);
-  await writeFile(out, json);
+  await writeFilePrivate(out, json);
   let md: string | null = null;
   if (!values['no-markdown']) {
     md = path.resolve(values.markdown ?? out.replace(/\.json$/i, '') + '.md');
-    await writeFile(md, exportMarkdown(doc));
+    await writeFilePrivate(md, exportMarkdown(doc));
   }
   if (values.json) console.log(JSON.stringify({ file: out, markdown: md, workspace: doc.workspace.slug, counts: doc.counts }));
   else {

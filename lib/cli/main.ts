@@ -11,12 +11,14 @@ export { EXIT };
 const HELP = () => `bullpen — the shared workspace for AI agents and humans
 
 Usage:
-  bullpen start [--port N] [--host H] [--dev]     start the app (builds it first when needed); listens on
-                                                   127.0.0.1 unless --host says otherwise (0.0.0.0: the network)
+  bullpen start [--port N] [--host H] [--dev]     start the app (builds it first when needed) on port N (default
+                                                   PORT, else 3000); listens on 127.0.0.1 unless --host says
+                                                   otherwise (0.0.0.0: the network). One server per data directory.
   bullpen agent add NAME [--workspace SLUG] [--scopes tasks:read,comments] [--expires 30d]
-                 [--toolsets core,handoffs] [--json]
+                 [--toolsets core,handoffs] [--new-key] [--json]
                                                    register an agent and mint its API key (scoped, expiring);
-                                                   --toolsets puts the tools it lists into the MCP URL
+                                                   --toolsets puts the tools it lists into the MCP URL;
+                                                   an existing agent gets another key only with --new-key
   bullpen key list | revoke KEY | rotate KEY [--grace 1h]
                                                    list, end or replace API keys (bullpen key --help)
   bullpen human invite NAME [--workspace SLUG] [--email ADDRESS] [--json]
@@ -34,9 +36,11 @@ ${toolsIndex()}
   e.g. bullpen whoami · bullpen task claim --label api · bullpen task get PAY-12 --json
 
 Environment:
-  BULLPEN_DATA_DIR   embedded database directory (default .bullpen/data)
+  BULLPEN_DATA_DIR   embedded database directory (default .bullpen/data); one server holds it at a time
   DATABASE_URL       use a Postgres server instead of the embedded database
-  PORT               port for start (default 3000)
+  PORT               port for start (default 3000; --port wins)
+  BULLPEN_DB_OPEN_TIMEOUT_MS
+                     how long start may take to open and migrate the database (default 300000)
 
 Exit codes: 0 ok · 1 failed · 2 usage error · 3 retryable failure`;
 
@@ -54,14 +58,17 @@ async function agentAdd(argv: string[]): Promise<number> {
       scopes: { type: 'string' },
       expires: { type: 'string' },
       toolsets: { type: 'string' },
+      'new-key': { type: 'boolean' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help || positionals.length !== 1) {
     console.error(
-      'Usage: bullpen agent add NAME [--workspace SLUG] [--scopes SCOPES] [--expires DURATION] [--toolsets SETS] [--json]\n\n' +
+      'Usage: bullpen agent add NAME [--workspace SLUG] [--scopes SCOPES] [--expires DURATION] [--toolsets SETS] [--new-key] [--json]\n\n' +
         'Registers an agent actor in the workspace (created when new) and prints its API key once.\n' +
+        'An agent that already has a live key is refused: pass --new-key to mint it one more live key, or\n' +
+        'replace a key with `bullpen key rotate KEY` (`bullpen key list` shows them).\n' +
         '  --scopes   what the key may call: ROOM (reads and writes), ROOM:read, or read (every room, read-only),\n' +
         '             comma-separated, e.g. tasks:read,comments. Omitted: everything.\n' +
         '  --expires  the key stops working after this long: 90m, 12h, 30d. Omitted: never.\n' +
@@ -89,9 +96,18 @@ async function agentAdd(argv: string[]): Promise<number> {
   }
   const { result, base } = await adminStep(
     'agents',
-    { name, workspace: values.workspace, ...(scopes ? { scopes } : {}), ...(expiresIn ? { expires_in_seconds: expiresIn } : {}) },
-    (db) => addAgent(db, { workspace: values.workspace, name, scopes, expires_in_seconds: expiresIn ?? null }),
-  );
+    {
+      name,
+      workspace: values.workspace,
+      ...(scopes ? { scopes } : {}),
+      ...(expiresIn ? { expires_in_seconds: expiresIn } : {}),
+      ...(values['new-key'] ? { new_key: true } : {}),
+    },
+    (db) => addAgent(db, { workspace: values.workspace, name, scopes, expires_in_seconds: expiresIn ?? null, new_key: !!values['new-key'] }),
+  ).catch((err: Error & { hint?: string }) => {
+    // the refusal's hint says what to do instead (--new-key, key rotate)
+    throw new Error(err.hint && !err.message.includes(err.hint) ? `${err.message}\n  ${err.hint}` : err.message);
+  });
   const mcpUrl = mcpUrlFor(base, toolsets.names);
   if (values.json) {
     console.log(
@@ -102,6 +118,8 @@ async function agentAdd(argv: string[]): Promise<number> {
         api_key: result.api_key,
         scopes: result.scopes,
         expires_at: result.expires_at,
+        created_agent: result.created_agent,
+        live_keys: result.live_keys,
         mcp_url: mcpUrl,
         toolsets: toolsets.names.length ? toolsets.names : null,
       }),
@@ -110,7 +128,10 @@ async function agentAdd(argv: string[]): Promise<number> {
   }
   console.log(
     [
-      `Agent "${name}" is registered in workspace ${result.workspace.slug}${result.created_workspace ? ' (created now)' : ''}.`,
+      result.created_agent
+        ? `Agent "${name}" is registered in workspace ${result.workspace.slug}${result.created_workspace ? ' (created now)' : ''}.`
+        : `Agent "${name}" already existed in workspace ${result.workspace.slug}; minted another key for it ` +
+          `(it has ${result.live_keys} live key${result.live_keys === 1 ? '' : 's'} now; \`bullpen key list\` shows them, \`bullpen key revoke KEY\` ends one).`,
       '',
       `API key (shown once, store it now): ${result.api_key}`,
       `  scopes ${describeScopes(result.scopes)} · ${result.expires_at ? `expires ${result.expires_at}` : 'no expiry'}`,
@@ -133,7 +154,17 @@ async function startCmd(argv: string[]): Promise<number> {
     },
   });
   if (values.help) {
-    console.log('Usage: bullpen start [--port N] [--host H] [--dev]\n\nStarts the console and the MCP endpoint on the embedded database (or DATABASE_URL).');
+    console.log(
+      'Usage: bullpen start [--port N] [--host H] [--dev]\n\n' +
+        'Starts the console and the MCP endpoint on the embedded database (BULLPEN_DATA_DIR, default .bullpen/data)\n' +
+        'or on DATABASE_URL.\n' +
+        '  --port N   the port (default: PORT, else 3000); e.g. `npx bullpen start --port 3100` or `PORT=3100 npm start`\n' +
+        '  --host H   the address to listen on (default 127.0.0.1, this machine only; 0.0.0.0: the network)\n' +
+        '  --dev      Next.js development mode (no build)\n\n' +
+        'One server per data directory: a second start on a directory a live server holds is refused, naming it;\n' +
+        'a lock left by a process that is gone is taken over. Opening and migrating the database is bounded by\n' +
+        'BULLPEN_DB_OPEN_TIMEOUT_MS (default 300000): past it, start-up stops with an error instead of hanging.',
+    );
     return EXIT.OK;
   }
   const port = Number(values.port ?? process.env.PORT ?? 3000);
@@ -143,7 +174,14 @@ async function startCmd(argv: string[]): Promise<number> {
   }
   const { start } = await import('./start');
   (await import('./human')).registerSignInBanner();
-  const { close } = await start({ port, host: values.host ?? process.env.BULLPEN_HOST ?? '127.0.0.1', dev: !!values.dev });
+  let close: () => Promise<void>;
+  try {
+    ({ close } = await start({ port, host: values.host ?? process.env.BULLPEN_HOST ?? '127.0.0.1', dev: !!values.dev }));
+  } catch (err) {
+    // a refusal or a bounded open that ran out: say why and end, whatever is still pending
+    console.error(`bullpen: ${(err as Error).message}`);
+    process.exit(EXIT.FAILED);
+  }
   await new Promise<void>((resolve) => {
     const stop = async () => {
       await close();

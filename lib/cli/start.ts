@@ -4,14 +4,17 @@ import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { dataDir, openDb, setDb } from '../db';
+import { dataDir, setDb } from '../db';
 import type { Db } from '../db/types';
+import { mkdirPrivate, tightenTree, usePrivateUmask } from '../db/private-fs';
 import { config } from '../server/config';
-import { maxUploadBytes, tooLarge } from '../server/files';
+import { filesDir, maxUploadBytes, tooLarge } from '../server/files';
 import { checkTransport, configuredHosts, isLoopback, type HeaderSource } from '../server/transport';
 import { startJobs } from '../jobs';
 import { ensureActor, ensureWorkspace } from '../server/workspace';
-import { removeServerFile, writeServerFile } from './server-file';
+import { DataDirHeld, describeHolder, lockDataDir, type DataLock } from './data-lock';
+import { openDbBounded } from './open-db';
+import { removeServerFile, serverFilePath, writeServerFile } from './server-file';
 
 async function newestMtime(p: string): Promise<number> {
   const s = await stat(p).catch(() => null);
@@ -173,15 +176,72 @@ export function addBannerHook(h: BannerHook): void {
   bannerHooks.push(h);
 }
 
-/** Starts Bullpen: database, migrations, first-start bootstrap, the Next.js app, and the banner. */
+/** Why a second server does not start on a data directory that another process holds. */
+export function heldByAnotherMessage(err: DataDirHeld): string {
+  const h = err.holder;
+  const dir = displayPath(err.dataDir);
+  return [
+    `${dir} is already in use by ${describeHolder(h)}.`,
+    '  One server per data directory: two processes writing one embedded database corrupt it.',
+    h.kind === 'server'
+      ? `  Use that server${h.url ? ` (${h.url})` : ''}, stop it first (kill ${h.pid}), or start this one on another directory: BULLPEN_DATA_DIR=other/dir npx bullpen start`
+      : `  Wait for \`${h.command}\` to finish, then start again.`,
+    `  (lock: ${displayPath(err.lockFile)}; a lock whose process is gone is taken over on the next start)`,
+  ].join('\n');
+}
+
+/**
+ * Starts Bullpen: takes the data directory's lock, builds the app when needed, opens the database
+ * and migrates it (bounded in time, printing each step), the first-start bootstrap, the Next.js
+ * app, and the banner. Refuses (throws) when another live process holds the data directory.
+ */
 export async function start(opts: StartOptions): Promise<{ close: () => Promise<void>; url: string }> {
   const root = process.env.BULLPEN_ROOT ?? process.cwd();
   const log = (s: string) => {
     if (!opts.quiet) console.log(s);
   };
+  const embedded = !process.env.DATABASE_URL;
+  let lock: DataLock | null = null;
+  if (embedded) {
+    try {
+      lock = await lockDataDir(dataDir(), { kind: 'server', command: 'bullpen start' });
+    } catch (err) {
+      if (err instanceof DataDirHeld) throw new Error(heldByAnotherMessage(err));
+      throw err;
+    }
+    if (lock.tookOver) {
+      const t = lock.tookOver;
+      log(`Took over the lock on ${displayPath(dataDir())} left by pid ${t.pid} (${t.command}, since ${t.since}), which no longer runs.`);
+    }
+  }
+  try {
+    return await startLocked(opts, root, log, lock);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+}
+
+async function startLocked(
+  opts: StartOptions,
+  root: string,
+  log: (s: string) => void,
+  lock: DataLock | null,
+): Promise<{ close: () => Promise<void>; url: string }> {
   if (!opts.dev) await ensureBuild(root, log);
-  const db = await openDb();
+  // files are private: what this process creates from here on is its owner's alone (the build
+  // above keeps the user's umask)
+  usePrivateUmask();
+  await mkdirPrivate(path.dirname(serverFilePath()));
+  if (!process.env.DATABASE_URL) {
+    // the default state folder is Bullpen's own: an earlier release left it open to others
+    if (path.basename(path.dirname(dataDir())) === '.bullpen') await tightenTree(path.dirname(dataDir()));
+  }
+  if (existsSync(filesDir())) await tightenTree(filesDir());
+  log(process.env.DATABASE_URL ? 'Opening the database at DATABASE_URL…' : `Opening the embedded database in ${displayPath(dataDir())}…`);
+  const db = await openDbBounded(log);
   setDb(db);
+  log('Starting the app…');
   const first = await firstStart(db);
   const adminToken = randomBytes(24).toString('base64url');
   process.env.BULLPEN_ADMIN_TOKEN = adminToken;
@@ -219,10 +279,11 @@ export async function start(opts: StartOptions): Promise<{ close: () => Promise<
   const loopback = isLoopback(opts.host);
   const localName = loopback ? (opts.host === '::1' ? '[::1]' : opts.host) : 'localhost';
   const url = process.env.BULLPEN_PUBLIC_URL?.replace(/\/$/, '') ?? `http://${localName}:${port}`;
+  lock?.update({ url });
+  const own = { pid: process.pid, admin_token: adminToken };
   await writeServerFile({
+    ...own,
     url,
-    pid: process.pid,
-    admin_token: adminToken,
     data_dir: process.env.DATABASE_URL ? null : dataDir(),
     started_at: new Date().toISOString(),
   });
@@ -259,8 +320,10 @@ export async function start(opts: StartOptions): Promise<{ close: () => Promise<
       await closed;
       clearTimeout(force);
       await worker?.stop();
-      await removeServerFile();
+      // only the file this process wrote: another server's stays
+      await removeServerFile(own);
       await db.close();
+      lock?.release();
     })());
   return { close, url };
 }

@@ -1,10 +1,11 @@
 import path from 'node:path';
-import { migrate } from './migrate';
+import { migrate, type MigrateProgress } from './migrate';
 import type { Db } from './types';
 import { env } from '../shared/env';
 import { processOnce, setProcessOnce } from '../shared/process-once';
 
 export type { Claims, Db, ChangeEvent } from './types';
+export type { MigrateProgress } from './migrate';
 
 /** Where embedded data lives unless BULLPEN_DATA_DIR says otherwise. */
 export function dataDir(): string {
@@ -15,7 +16,7 @@ export function dataDir(): string {
  * Opens the database the environment names: DATABASE_URL → a pg Pool; otherwise embedded PGlite
  * in BULLPEN_DATA_DIR ("memory://" for a throwaway one). Runs pending migrations.
  */
-export async function openDb(opts: { url?: string; dataDir?: string } = {}): Promise<Db> {
+export async function openDb(opts: { url?: string; dataDir?: string; onProgress?: (p: MigrateProgress) => void } = {}): Promise<Db> {
   const url = opts.url ?? env('DATABASE_URL');
   let db: Db;
   if (url) {
@@ -26,7 +27,9 @@ export async function openDb(opts: { url?: string; dataDir?: string } = {}): Pro
     const dir = opts.dataDir ?? dataDir();
     db = await openPglite(dir === 'memory://' ? undefined : dir);
   }
-  await migrate(db);
+  await migrate(db, undefined, { onProgress: opts.onProgress });
+  // files the migrations made that the database gave modes of its own
+  await db.tighten?.();
   return db;
 }
 

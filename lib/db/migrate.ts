@@ -63,6 +63,10 @@ export class MigrationChangedError extends Error {
 
 export type MigrateResult = { applied: string[]; definitions: boolean };
 
+/** What migrate() is doing, for start-up to print: each pending migration (n of m), then the definitions. */
+export type MigrateProgress = { step: 'migration'; n: number; of: number; name: string } | { step: 'definitions'; files: number };
+export type MigrateOptions = { onProgress?: (p: MigrateProgress) => void };
+
 /** Files that need pgvector are skipped where the extension is missing; they apply once it appears. */
 function needsVector(name: string): boolean {
   return name.includes('vector');
@@ -78,11 +82,11 @@ function needsVector(name: string): boolean {
  * 4. re-applies every definition file in one transaction when any of them (or the set of
  *    migrations) changed since the last start.
  */
-export async function migrate(db: Db, dir = supabaseDir()): Promise<MigrateResult> {
+export async function migrate(db: Db, dir = supabaseDir(), opts: MigrateOptions = {}): Promise<MigrateResult> {
   // the embedded database is one connection, where a session lock does not exclude the same
   // session: calls on one Db queue here as well
   const prev = running.get(db) ?? Promise.resolve();
-  const next = prev.catch(() => {}).then(() => migrateOnce(db, dir));
+  const next = prev.catch(() => {}).then(() => migrateOnce(db, dir, opts));
   running.set(db, next);
   try {
     return await next;
@@ -93,14 +97,14 @@ export async function migrate(db: Db, dir = supabaseDir()): Promise<MigrateResul
 
 const running = new WeakMap<Db, Promise<MigrateResult>>();
 
-async function migrateOnce(db: Db, dir: string): Promise<MigrateResult> {
+async function migrateOnce(db: Db, dir: string, opts: MigrateOptions): Promise<MigrateResult> {
   const migrations = await migrationFiles(dir);
   const definitions = await definitionFiles(dir);
   const bootstrap = await readFile(path.join(dir, 'compat', '0000_bootstrap.sql'), 'utf8');
   return db.session(async (s) => {
     await s.exec(`select pg_advisory_lock(${MIGRATE_LOCK})`);
     try {
-      return await migrateLocked(s, db.vector, bootstrap, migrations, definitions);
+      return await migrateLocked(s, db.vector, bootstrap, migrations, definitions, opts.onProgress ?? (() => {}));
     } finally {
       await s.exec(`select pg_advisory_unlock(${MIGRATE_LOCK})`).catch(() => {});
     }
@@ -124,6 +128,7 @@ async function migrateLocked(
   bootstrap: string,
   migrations: SqlFile[],
   definitions: SqlFile[],
+  progress: (p: MigrateProgress) => void,
 ): Promise<MigrateResult> {
   const [{ supabase }] = await s.query<{ supabase: boolean }>(
     `select exists(select 1 from pg_roles where rolname = 'supabase_admin') as supabase`,
@@ -165,9 +170,9 @@ async function migrateLocked(
   }
 
   const done: string[] = [];
-  for (const f of migrations) {
-    if (applied.has(f.name)) continue;
-    if (needsVector(f.name) && !vector) continue;
+  const pending = migrations.filter((f) => !applied.has(f.name) && (vector || !needsVector(f.name)));
+  for (const f of pending) {
+    progress({ step: 'migration', n: done.length + 1, of: pending.length, name: f.name });
     await inTransaction(
       s,
       `${f.sql}\n;insert into bullpen.migrations (name, checksum, kind) values (${q(f.name)}, ${q(f.checksum)}, 'migration');`,
@@ -180,6 +185,7 @@ async function migrateLocked(
   const stale =
     done.length > 0 || wanted.length !== defined.size || wanted.some((f) => defined.get(f.name) !== f.checksum);
   if (stale && wanted.length) {
+    progress({ step: 'definitions', files: wanted.length });
     const body = wanted.map((f) => `-- ${f.name}\n${f.sql}`).join('\n;\n');
     const record = wanted
       .map((f) => `insert into bullpen.migrations (name, checksum, kind) values (${q(f.name)}, ${q(f.checksum)}, 'definition');`)

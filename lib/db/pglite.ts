@@ -2,18 +2,31 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { pgcrypto } from '@electric-sql/pglite/contrib/pgcrypto';
+import { mkdirPrivate, tightenTree, usePrivateUmask } from './private-fs';
 import { callSql, claimsSql, sqlLiteral, type Claims, type Db, type Row, type Session } from './types';
 
 /**
  * Embedded Postgres (WASM) in this process. `dataDir` undefined keeps everything in memory
- * (tests); otherwise the directory persists across restarts. One connection, so calls queue.
+ * (tests); otherwise the directory persists across restarts, and is created (parents too) when
+ * missing. One connection, so calls queue. The directory is private: 0700, its files 0600.
  */
 export async function openPglite(dataDir?: string): Promise<Db> {
+  if (dataDir) {
+    // files the database creates from now on are born owner-only; it creates no parent folders
+    usePrivateUmask();
+    await mkdirPrivate(dataDir);
+  }
   const pg = await PGlite.create({ dataDir, extensions: { vector, pg_trgm, pgcrypto } });
-  return wrapPglite(pg);
+  // the database writes its initial files 0666 whatever the umask
+  if (dataDir) await tightenTree(dataDir);
+  return wrapPglite(pg, dataDir);
 }
 
-export function wrapPglite(pg: PGlite): Db {
+/** Wraps an open PGlite; with its data directory, keeps that directory's modes private. */
+export function wrapPglite(pg: PGlite, dataDir?: string): Db {
+  const tighten = async () => {
+    if (dataDir) await tightenTree(dataDir);
+  };
   return {
     kind: 'pglite',
     vector: true,
@@ -48,10 +61,15 @@ export function wrapPglite(pg: PGlite): Db {
     async dumpDataDir() {
       // a checkpoint first, so the copy needs little WAL replay when it is opened
       await pg.exec('checkpoint');
+      await tighten();
       return pg.dumpDataDir('gzip');
+    },
+    async tighten() {
+      await tighten();
     },
     async close() {
       await pg.close();
+      await tighten();
     },
   };
 }

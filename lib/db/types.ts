@@ -31,6 +31,8 @@ export interface Db {
    * statements (no statement runs while it is read), so it is a crash-consistent copy.
    */
   dumpDataDir?(): Promise<Blob>;
+  /** The embedded database only: takes group and other bits off its data directory's files. */
+  tighten?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { toolError } from '../core/errors';
 import { migrate } from '../db/migrate';
+import { tightenTree, usePrivateUmask } from '../db/private-fs';
 import type { Db } from '../db/types';
 import { DataError } from './export';
 
@@ -48,7 +49,9 @@ export async function restoreEmbedded(archive: Buffer, dataDir: string): Promise
   if (!looksLikeBackup(archive)) {
     throw new DataError(toolError('VALIDATION_ERROR', 'file: not a backup written by bullpen backup (a .tar.gz)', 'pass the file bullpen backup wrote', { fields: ['file'] }));
   }
-  await mkdir(dataDir, { recursive: true });
+  // files are private: the restored database is its owner's alone, like one the server made
+  usePrivateUmask();
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const { PGlite } = await import('@electric-sql/pglite');
   const { vector } = await import('@electric-sql/pglite-pgvector');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
@@ -67,10 +70,11 @@ export async function restoreEmbedded(archive: Buffer, dataDir: string): Promise
     await pg?.close().catch(() => {});
     pg = null;
     await rm(dataDir, { recursive: true, force: true });
-    await mkdir(dataDir, { recursive: true });
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
     if (err instanceof DataError) throw err;
     throw new DataError(toolError('VALIDATION_ERROR', `file: the backup could not be opened (${(err as Error).message})`, 'pass the file bullpen backup wrote', { fields: ['file'] }));
   } finally {
     await pg?.close().catch(() => {});
+    await tightenTree(dataDir);
   }
 }

@@ -25,6 +25,14 @@ export const config = {
   maxImportBytes(): number {
     return envNumber('BULLPEN_IMPORT_MAX_BYTES');
   },
+  /**
+   * How long start-up (and a CLI command that opens the database itself) may take to open the
+   * database and run its migrations before it stops with an error naming `bullpen restore`, in ms.
+   */
+  dbOpenTimeoutMs(): number {
+    const v = Number(process.env.BULLPEN_DB_OPEN_TIMEOUT_MS ?? 300_000);
+    return Number.isFinite(v) && v > 0 ? v : 300_000;
+  },
 };
 
 /** Whether X-Forwarded-* headers are believed: only with BULLPEN_TRUST_PROXY, behind a proxy you run. */

@@ -53,9 +53,10 @@ export function localStore(dir = filesDir()): FileStore {
     kind: 'local',
     async put(p, data, contentType) {
       const full = resolve(p);
-      await mkdir(path.dirname(full), { recursive: true });
-      await writeFile(full, data, { flag: 'wx' });
-      await writeFile(`${full}.type`, contentType);
+      // files are private: 0700 folders, 0600 files, whatever the umask
+      await mkdir(path.dirname(full), { recursive: true, mode: 0o700 });
+      await writeFile(full, data, { flag: 'wx', mode: 0o600 });
+      await writeFile(`${full}.type`, contentType, { mode: 0o600 });
     },
     async get(p) {
       let full: string;

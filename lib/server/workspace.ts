@@ -239,7 +239,7 @@ export { parseScopes };
 /** Registers an agent in the workspace (creating the workspace if new; the first one when unnamed) and mints its key. */
 export async function addAgent(
   db: Db,
-  opts: { workspace?: string; name: string; external_ref?: string; scopes?: Scopes; expires_in_seconds?: number | null },
+  opts: { workspace?: string; name: string; external_ref?: string; scopes?: Scopes; expires_in_seconds?: number | null; new_key?: boolean },
 ): Promise<{
   workspace: Workspace;
   actor_id: string;
@@ -248,6 +248,10 @@ export async function addAgent(
   created_workspace: boolean;
   scopes: Scopes;
   expires_at: string | null;
+  /** False when the agent was registered before (it then had no live key, or new_key was passed). */
+  created_agent: boolean;
+  /** The agent's live keys, this one included. */
+  live_keys: number;
 }> {
   const ws = await resolveWorkspace(db, opts.workspace);
   const actor = await ensureActor(db, ws.id, {
@@ -256,6 +260,25 @@ export async function addAgent(
     display_name: opts.name,
   });
   if (actor.kind !== 'agent') throw refusal('BPDUP', `${actor.external_ref} already names a ${actor.kind}`, 'choose another name');
+  const liveKeys = async () =>
+    (
+      await db.query<{ n: number }>(
+        `select count(*)::int as n from public.api_keys
+          where tenant_id = $1 and actor_id = $2 and revoked_at is null and (expires_at is null or expires_at > now())`,
+        [ws.id, actor.id],
+      )
+    )[0].n;
+  if (!actor.created && !opts.new_key) {
+    // adding an agent that exists must not quietly hand out one more live key
+    const live = await liveKeys();
+    if (live > 0) {
+      throw refusal(
+        'BPDUP',
+        `name: agent "${actor.display_name}" already exists in workspace ${ws.slug} with ${live} live key${live === 1 ? '' : 's'}; agent add mints a key for a new agent only`,
+        `to mint one more live key for it pass --new-key; to replace a key use bullpen key rotate KEY (bullpen key list --workspace ${ws.slug} shows its keys)`,
+      );
+    }
+  }
   const key = await mintKey(db, ws.id, actor.id, `${opts.name} key`, { scopes: opts.scopes ?? null, expiresInSeconds: opts.expires_in_seconds ?? null });
   return {
     workspace: { id: ws.id, slug: ws.slug, name: ws.name },
@@ -265,5 +288,7 @@ export async function addAgent(
     created_workspace: ws.created,
     scopes: key.scopes,
     expires_at: key.expires_at,
+    created_agent: actor.created,
+    live_keys: actor.created ? 1 : await liveKeys(),
   };
 }

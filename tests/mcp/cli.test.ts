@@ -28,7 +28,7 @@ describe('bullpen agent add', () => {
     expect(out).toMatchObject({ workspace: 'team-alpha', mcp_url: 'http://localhost:3000/api/mcp' });
     expect(out.api_key).toMatch(/^bp_live_[A-Za-z0-9_-]{43}$/);
     const human = await bullpen('agent', 'add', 'reviewer', '--workspace', 'team-alpha');
-    expect(human.stdout).toContain('claude mcp add --transport http bullpen http://localhost:3000/api/mcp --header "Authorization: Bearer bp_live_');
+    expect(human.stdout).toContain(`claude mcp add --transport http bullpen 'http://localhost:3000/api/mcp' --header "Authorization: Bearer bp_live_`);
     expect(human.stdout).toContain('"mcpServers"');
     const db = await openPglite(path.join(dir, 'data'));
     try {

@@ -289,7 +289,8 @@ describe('scoped keys through the CLI', () => {
     expect(made.toolsets).toEqual(['core', 'handoffs']);
     const text = (await bullpen(cliEnv(), 'agent', 'add', 'loop-bot-2', '--toolsets', 'core')).stdout;
     expect(text).toContain(`MCP URL: ${server.url}/api/mcp?toolsets=core`);
-    expect(text).toContain(`claude mcp add --transport http bullpen ${server.url}/api/mcp?toolsets=core `);
+    // quoted: a bare ? is a glob in zsh
+    expect(text).toContain(`claude mcp add --transport http bullpen '${server.url}/api/mcp?toolsets=core' `);
     const c = new Client({ name: 'toolsets', version: '1' });
     await c.connect(new StreamableHTTPClientTransport(new URL(made.mcp_url), { requestInit: { headers: { Authorization: `Bearer ${made.api_key}` } } }));
     const names = (await c.listTools()).tools.map((t) => t.name);

@@ -14,11 +14,14 @@ const body = z.strictObject({
   /** `tasks:read,comments` or a list; omitted: every tool. */
   scopes: z.union([z.string().max(1000), z.array(z.string().max(64)).max(32)]).optional(),
   expires_in_seconds: z.int().min(1).max(10 * 365 * 86400).optional(),
+  /** An agent that exists and has a live key gets another one only when this is true. */
+  new_key: z.boolean().optional(),
 });
 
 /**
  * Local administration for the CLI while the server holds the embedded database: register an agent
- * and mint its key (optionally scoped and expiring). Authorised by the per-start admin token in
+ * and mint its key (optionally scoped and expiring); an existing agent with a live key is refused
+ * ALREADY_EXISTS unless new_key is true. Authorised by the per-start admin token in
  * .bullpen/server.json (mode 0600). Answers {ok: true, …} or the shared error envelope.
  */
 export async function POST(req: Request): Promise<Response> {
