@@ -351,8 +351,8 @@ $$;
 
 /**
  * A review is someone else's: refuses FORBIDDEN when a call names as reviewer (p_field) an actor
- * that does the task's work: p_assignee (the assignee the call leaves), its lease holder or one
- * that claimed it. t is null for a task being created.
+ * that does the task's work: its assignee before or after the call (p_assignee), its lease holder
+ * or one that claimed it. t is null for a task being created.
  */
 create or replace function bullpen.review_guard(t public.tasks, p_assignee uuid, p_reviewer uuid, p_field text) returns void
 language plpgsql
@@ -363,7 +363,7 @@ begin
   if p_reviewer is null then
     return;
   end if;
-  if p_reviewer = p_assignee or (t.id is not null and p_reviewer = any (bullpen.task_claimers(t))) then
+  if p_reviewer = p_assignee or (t.id is not null and p_reviewer = any (bullpen.task_workers(t))) then
     perform bullpen.fail('FORBIDDEN',
       format('%s: a review is someone else''s: %s %s this task and cannot review it', p_field,
              case when p_reviewer = bullpen.actor_id() then 'you' else bullpen.coord_actor_name(v_tenant, p_reviewer) end,

@@ -226,6 +226,11 @@ describe('a review is someone else\'s', () => {
     // a claimer stays one after handing the task on
     ok(await holder.call('task_assign', { task_id: x.id, actor_id: other.id }));
     fails(await t.human.call('task_update', { task_id: x.id, patch: { reviewer_actor_id: holder.id } }), 'FORBIDDEN');
+    // handing one's task on and naming oneself reviewer in the same call is still one's own work
+    const y = await task({ assignee_actor_id: other.id });
+    fails(await other.call('task_update', { task_id: y.id, patch: { assignee_actor_id: reviewer.id, reviewer_actor_id: 'me' } }), 'FORBIDDEN');
+    // a person may name anyone else
+    ok(await t.human.call('task_update', { task_id: y.id, patch: { reviewer_actor_id: reviewer.id } }));
   });
 
   it('refuses approving a review of your own work, and the gate stays shut', async () => {
