@@ -22,6 +22,9 @@ describe('format', () => {
     expect(initials('Owner')).toBe('OW');
     expect(verbText('task.claimed')).toBe('claimed');
     expect(verbText('something.new_thing')).toBe('something new thing');
+    // the drawer's activity names a weaker gate and a broken lease in words (their summaries carry the old text, who and why)
+    expect(verbText('task.criteria_changed')).toBe('changed unmet criteria');
+    expect(verbText('task.lease_broken')).toBe('broke the lease on');
   });
 });
 

@@ -79,6 +79,8 @@ export function verbText(verb: string): string {
     'task.lease_extended': 'extended the lease on',
     'task.released': 'released',
     'task.linked': 'linked',
+    'task.lease_broken': 'broke the lease on',
+    'task.criteria_changed': 'changed unmet criteria',
     'project.created': 'created project',
     'project.updated': 'updated project',
     'project.status_changed': 'changed the status of project',

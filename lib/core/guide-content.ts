@@ -151,12 +151,12 @@ export const GLOSSARY: readonly { term: string; definition: string }[] = [
   {
     term: 'Acceptance criterion',
     definition:
-      'A checkable statement `{text, met}` on a task. Moving a task to `done` is refused with `GATE_UNMET` while any criterion is unmet.',
+      'A checkable statement `{text, met}` on a task. Moving a task to `done` is refused with `GATE_UNMET` while any criterion is unmet, and the call that moves it to `done` may only tick criteria (same texts, same order). Dropping or rewording an unmet criterion is logged with its old text.',
   },
   {
     term: 'Gate',
     definition:
-      'A condition checked before a task may move to `done`: acceptance criteria, evidence (`requires_evidence`: a live code ref or attachment), and the reviewer\'s approval when the task has a `reviewer_actor_id`. A refusal names the first unmet one and the tool that satisfies it.',
+      'A condition checked before a task may move to `done`: acceptance criteria, evidence (`requires_evidence`: a live code ref or attachment), and the reviewer\'s approval when the task has a `reviewer_actor_id` (from an actor other than its assignee and claimers). A refusal names the first unmet one and the tool that satisfies it.',
   },
   {
     term: 'Claim',
@@ -166,7 +166,7 @@ export const GLOSSARY: readonly { term: string; definition: string }[] = [
   {
     term: 'Lease',
     definition:
-      'A time-limited exclusive hold on a claimed task (60–86400 seconds, default 3600). Renew it by claiming the same task again; once expired anyone may claim the task.',
+      'A time-limited exclusive hold on a claimed task (60–86400 seconds, default 3600). While it is live, other agents\' `task_update`, `task_assign` and `task_release` on the task fail with `LEASE_HELD` (comments, code refs, attachments and links stay open); a person or workspace owner may break it, and the holder gets a `lease.broken` notification. Renew it by claiming the same task again; once expired it protects nothing and anyone may claim the task.',
   },
   {
     term: 'Release',
@@ -444,7 +444,7 @@ When the work is done and every criterion truly holds, mark the criteria met and
 { "tool": "task_update", "arguments": { "task_id": "PA-12", "idempotency_key": "PA-12:done", "patch": { "status": "done", "acceptance_criteria": [ { "text": "Refunds round half-even", "met": true }, { "text": "Test covers a zero-amount refund", "met": true } ], "body": "<existing body>\\n\\n## Result\\nCommit 3f9c2e1, PR <url>. Verified with the refund test suite." } } }
 \`\`\`
 
-If a criterion is still unmet you get \`GATE_UNMET\` naming the first one. Do the work, or explain in the body why it cannot be met and leave the decision to a human. If the task has a \`reviewer_actor_id\` or needs a human look, move it to \`in_review\` instead of \`done\`. Leaving \`in_progress\` ends your lease.
+The call that closes may only tick the criteria the task has (same texts, same order): adding, dropping or rewording one in that call is \`GATE_UNMET\`. If a criterion is still unmet you get \`GATE_UNMET\` naming the first one. Do the work, or explain in the body why it cannot be met and leave the decision to a human. If the task has a \`reviewer_actor_id\` or needs a human look, move it to \`in_review\` instead of \`done\`. Leaving \`in_progress\` ends your lease.
 
 ## 7. Or hand it back
 
@@ -523,7 +523,9 @@ The result lists \`added\`, \`removed\` and \`cycle_rejected\`: edges refused be
 \`\`\`json
 { "tool": "task_update", "arguments": { "task_id": "PA-12", "patch": { "status": "blocked", "expected_status": "in_progress", "body": "<existing body>\\n\\nBlocked: waiting for staging credentials." } } }
 \`\`\`
-If someone moved the task meanwhile you get \`CONFLICT\` with \`details.current_status\`. Re-read it and decide again. \`done\` is refused with \`GATE_UNMET\` while any acceptance criterion is unmet. Set the criteria met and the status in the same patch.
+If someone moved the task meanwhile you get \`CONFLICT\` with \`details.current_status\`. Re-read it and decide again. \`done\` is refused with \`GATE_UNMET\` while any acceptance criterion is unmet. Set the criteria met and the status in the same patch; that patch may only tick the existing criteria (same texts, same order). Change criteria in an earlier call: dropping or rewording an unmet one is recorded in the activity log with its old text.
+
+While another agent holds a live lease on a task, your \`task_update\`, \`task_assign\` and \`task_release\` on it fail with \`LEASE_HELD\`, naming the holder and \`lease_expires_at\`. Comment, attach, link or ask the holder with a handoff instead. A person or a workspace owner may still move the card: the lease ends and the holder gets a \`lease.broken\` notification saying who and why.
 
 \`task_assign\` sets the assignee (\`{"task_id": "PA-12", "actor_id": "me"}\`; \`null\` unassigns). Assigning does not claim: there is no lease and no status change. Pool claims skip tasks assigned to someone else.
 
@@ -531,7 +533,7 @@ If someone moved the task meanwhile you get \`CONFLICT\` with \`details.current_
 \`\`\`json
 { "tool": "task_query", "arguments": { "project_id": "PA", "state": "ready", "assignee_actor_id": "unassigned", "order_by": "priority", "limit": 50 } }
 \`\`\`
-Filters: \`status\` (a list), \`state\` (\`ready\` or \`blocked\`), \`label\`, \`due_before\`, \`q\`, and \`assignee_actor_id\` (uuid, \`"me"\` or \`"unassigned"\`). \`order_by\` is \`priority\`, \`created_at\`, \`updated_at\` or \`due_on\`, and \`limit\` goes up to 500. Rows carry \`ref\`, \`ready\`, \`open_blockers\`, criteria met and total, and \`lease {actor_id, expires_at, live}\`. When \`next_cursor\` comes back, send it as \`cursor\` verbatim with the same filters.
+Filters: \`status\` (a list), \`state\` (\`ready\` or \`blocked\`), \`label\`, \`due_before\`, \`q\` (literal text: \`%\` and \`_\` are not wildcards), and \`assignee_actor_id\` (uuid, \`"me"\` or \`"unassigned"\`). \`order_by\` is \`priority\`, \`created_at\`, \`updated_at\` or \`due_on\`, and \`limit\` goes up to 500. Rows carry \`ref\`, \`ready\`, \`open_blockers\`, criteria met and total, and \`lease {actor_id, expires_at, live}\`. When \`next_cursor\` comes back, send it as \`cursor\` verbatim with the same filters.
 `;
 
 const DECISIONS = `
@@ -689,6 +691,8 @@ An item you never acked comes back on the next call, so crashing between reading
 
 ## Reviews
 A task with \`reviewer_actor_id\` cannot be \`done\` until that reviewer approves. When the task goes \`in_progress\` or \`in_review\`, the reviewer gets one \`review\` handoff (never a second copy). \`done\` before the approval fails with \`GATE_UNMET\` naming the review and the \`handoff_respond\` call that satisfies it. \`request_changes\` (with \`text\`) sends the task back to \`in_progress\` for its assignee and adds the text as a comment; fix it, move it to \`in_review\` and a new review is requested. Clearing \`reviewer_actor_id\` removes the gate.
+
+A review is someone else's: only an approval from an actor other than the task's assignee and whoever claimed it counts. Naming yourself reviewer of a task you work on, or approving a review of your own work, is \`FORBIDDEN\`.
 
 ## Notifications
 \`notification_query\` lists your notifications (nobody else can read them); \`notification_mark_read\` \`{"ids": […]}\` or \`{"all": true}\` returns how many it marked.
@@ -855,14 +859,14 @@ Some errors add \`details\`, e.g. \`details.current_status\` on \`CONFLICT\`. Ha
 |---|---|---|
 | \`VALIDATION_ERROR\` | no | Bad input: an unknown key (named in the message), a missing field, a wrong type, or a value out of range (priority 0–4, lease 60–86400 s, at most 100 batch items). Fix it and send again. |
 | \`UNAUTHENTICATED\` | no | Key missing, malformed, revoked or expired. Stop and ask a human for a working key. |
-| \`FORBIDDEN\` | no | You may not do this. Do not look for a way around it; pick other work or ask a human. A key can be scoped (read-only, or some rooms): then only the tools \`tools/list\` shows are yours, and the hint names the scope a refused tool needs. |
+| \`FORBIDDEN\` | no | You may not do this (e.g. review or approve your own work: a review is someone else's). Do not look for a way around it; pick other work or ask a human. A key can be scoped (read-only, or some rooms): then only the tools \`tools/list\` shows are yours, and the hint names the scope a refused tool needs. |
 | \`NOT_FOUND\` | no | Wrong id or ref, or it belongs to another workspace. Check it (PA-12 vs PA-21) and look it up with \`task_query\` or \`project_query\`. |
 | \`ALREADY_EXISTS\` | no | E.g. a project key is taken. Use the existing one or choose another key. |
 | \`CONFLICT\` | after re-reading | Someone changed the thing first (e.g. \`expected_status\` no longer matches). Re-read with \`task_get\`, decide again, then write. |
 | \`INVALID_TRANSITION\` | no | That status move is not allowed. The hint lists the allowed ones; route through one (e.g. \`blocked\` → \`todo\`, then claim). |
-| \`GATE_UNMET\` | no | An acceptance criterion is unmet; the message names the first one. Do the work, then set it met together with \`done\`. Never mark unmet work as met. |
+| \`GATE_UNMET\` | no | An acceptance criterion (or evidence, or an approval by someone else) is unmet; the message names the first one. Do the work, then set it met together with \`done\`; that call may only tick the existing criteria. Never mark unmet work as met. |
 | \`CYCLE_DETECTED\` | no | A parent link would form a loop. Rethink the hierarchy. |
-| \`LEASE_HELD\` | yes | Someone else is working on it. Claim something else. If it must be this task, retry after \`lease.expires_at\` (shown on \`task_query\` rows). |
+| \`LEASE_HELD\` | yes | Someone else is working on it: claims and other agents' \`task_update\`, \`task_assign\` and \`task_release\` are refused; the message names the holder and \`lease_expires_at\`. Claim something else, comment, or ask the holder with a handoff. If it must be this task, retry after \`lease.expires_at\` (shown on \`task_query\` rows). |
 | \`NOT_CLAIMABLE\` | no | Finished, in review, blocked, assigned to someone else, or waiting on dependencies. \`task_get\` shows which; take another task. |
 | \`IDEMPOTENCY_CONFLICT\` | no | You reused a key with different input. A retry must send the original input; a new operation needs a new key. |
 | \`PAYLOAD_TOO_LARGE\` | no | Shrink it: split the batch, shorten the body, summarise logs instead of pasting them. |

@@ -184,7 +184,7 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'Answer a handoff',
     description:
-      'Answers a handoff sent to you; request_changes on a review reopens its task. Returns {handoff, task?}. Use when you have the answer.',
+      'Answers a handoff sent to you; request_changes on a review reopens its task; never your own review. Returns {handoff, task?}. Use when you have the answer.',
     input: handoffRespondInput,
     output: handoffRespondOutput,
     kind: 'write',

@@ -497,7 +497,7 @@ export type HandoffRow = z.infer<typeof handoffRow>;
 export const notificationRow = z
   .strictObject({
     id,
-    kind: z.string().describe('handoff.received, handoff.responded, review.requested, review.approved, review.changes_requested, comment.mentioned, task.assigned, task.unblocked'),
+    kind: z.string().describe('handoff.received, handoff.responded, review.requested, review.approved, review.changes_requested, comment.mentioned, task.assigned, task.unblocked, lease.broken'),
     title: z.string(),
     body: z.string(),
     actor_id: id.nullable().describe('who caused it'),

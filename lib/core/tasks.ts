@@ -144,7 +144,7 @@ export const taskQueryInput = z.strictObject({
   state: z.enum(['ready', 'blocked']).optional().meta(docs('ready: claimable now')),
   label: label.optional(),
   due_before: isoDate.optional(),
-  q: z.string().min(1).max(200).optional().meta(docs('words, or a ref like PAY-12')),
+  q: z.string().min(1).max(200).optional().meta(docs('literal text (no wildcards), or a ref like PAY-12')),
   order_by: z.enum(['priority', 'created_at', 'updated_at', 'due_on']).optional().meta(docs('default priority')),
   limit: limit(50, 500).optional(),
   cursor: cursor.optional(),
@@ -267,7 +267,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Update a task',
     description:
-      'Patches a task; done needs every criterion met. Returns {task, changed}. Use when status, criteria or findings change.',
+      'Patches a task; done only ticks criteria, all met. Returns {task, changed}. Use when status, criteria or findings change.',
     input: taskUpdateInput,
     output: taskUpdateOutput,
     kind: 'write',
@@ -279,7 +279,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Assign a task',
     description:
-      'Assigns a task to an actor, "me" or nobody (null). Returns {task}. Use when you delegate; task_claim takes work yourself.',
+      'Assigns a task to an actor, "me" or nobody (null); another agent\'s lease: LEASE_HELD. Returns {task}. Use when you delegate; task_claim takes work yourself.',
     input: taskAssignInput,
     output: taskAssignOutput,
     kind: 'write',

@@ -134,6 +134,15 @@ as $$
   select coalesce(array(select jsonb_array_elements_text(case when jsonb_typeof(p) = 'array' then p else '[]'::jsonb end)), '{}')
 $$;
 
+/**
+ * Search text as a LIKE / ILIKE pattern that matches it literally: the pattern characters % and _
+ * and LIKE's default escape character \ are escaped. Every listing that takes free text (q) builds
+ * its pattern here, so a backslash is not a malformed pattern and % is not a wildcard.
+ */
+create or replace function bullpen.like_escape(p text) returns text
+language sql immutable parallel safe
+as $$ select replace(replace(replace(p, '\', '\\'), '%', '\%'), '_', '\_') $$;
+
 create or replace function bullpen.touch_updated_at() returns trigger
 language plpgsql
 as $$
@@ -437,8 +446,9 @@ begin
        and (p ->> 'kind' is null or a.kind = p ->> 'kind')
        and (p ->> 'group' is null or a."group" = p ->> 'group')
        and (p ->> 'capability' is null or (p ->> 'capability') = any (a.capabilities))
-       and (p ->> 'q' is null or a.display_name ilike '%' || (p ->> 'q') || '%'
-            or a.external_ref ilike '%' || (p ->> 'q') || '%' or coalesce(a.role, '') ilike '%' || (p ->> 'q') || '%')
+       and (p ->> 'q' is null or a.display_name ilike '%' || bullpen.like_escape(p ->> 'q') || '%'
+            or a.external_ref ilike '%' || bullpen.like_escape(p ->> 'q') || '%'
+            or coalesce(a.role, '') ilike '%' || bullpen.like_escape(p ->> 'q') || '%')
        and (v_after is null or lower(a.display_name) || chr(31) || a.id::text > v_after)
      order by sort_key
      limit v_limit + 1
@@ -464,6 +474,8 @@ revoke all on function bullpen.claims() from public, anon;
 grant execute on function bullpen.claims() to authenticated, bullpen_writer, service_role;
 revoke all on function bullpen.tenant_id() from public, anon;
 grant execute on function bullpen.tenant_id() to authenticated, bullpen_writer, service_role;
+revoke all on function bullpen.like_escape(text) from public, anon, authenticated;
+grant execute on function bullpen.like_escape(text) to bullpen_writer, service_role;
 revoke all on function bullpen.require_actor() from public, anon, authenticated;
 grant execute on function bullpen.require_actor() to bullpen_writer, service_role;
 revoke all on function bullpen.uuid_arg(jsonb, text) from public, anon, authenticated;

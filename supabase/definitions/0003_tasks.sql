@@ -90,11 +90,72 @@ begin
 end
 $$;
 
+/**
+ * How new criteria differ from old ones other than by ticks, as words for a refusal
+ * ('[1] rewords "a" as "b"', 'adds "c"', 'drops "d"'); null when only met changed.
+ */
+create or replace function bullpen.criteria_edit(p_old jsonb, p_new jsonb) returns text
+language plpgsql immutable
+as $$
+declare
+  v_old int := jsonb_array_length(p_old);
+  v_new int := jsonb_array_length(p_new);
+begin
+  for i in 0 .. least(v_old, v_new) - 1 loop
+    if (p_old -> i ->> 'text') is distinct from (p_new -> i ->> 'text') then
+      return format('[%s] rewords "%s" as "%s"', i, left(p_old -> i ->> 'text', 200), left(p_new -> i ->> 'text', 200));
+    end if;
+  end loop;
+  if v_new > v_old then
+    return format('[%s] adds "%s"', v_old, left(p_new -> v_old ->> 'text', 200));
+  elsif v_old > v_new then
+    return format('drops [%s] "%s"', v_new, left(p_old -> v_new ->> 'text', 200));
+  end if;
+  return null;
+end
+$$;
+
+/**
+ * The unmet criteria a criteria edit drops or rewords, for the activity log:
+ * {dropped: [text], reworded: [{from, to}]}, or null when it drops or rewords none. A criterion
+ * whose text is still in the new list is kept (moved or not); one whose position now holds a text
+ * that is new is reworded; any other is dropped.
+ */
+create or replace function bullpen.criteria_lost(p_old jsonb, p_new jsonb) returns jsonb
+language plpgsql immutable
+as $$
+declare
+  v_dropped jsonb := '[]';
+  v_reworded jsonb := '[]';
+  v_texts text[] := array(select c ->> 'text' from jsonb_array_elements(p_new) c);
+  v_old_texts text[] := array(select c ->> 'text' from jsonb_array_elements(p_old) c);
+  v_text text;
+  v_to text;
+begin
+  for i in 0 .. jsonb_array_length(p_old) - 1 loop
+    continue when coalesce((p_old -> i ->> 'met')::boolean, false);
+    v_text := p_old -> i ->> 'text';
+    continue when v_text = any (v_texts);
+    v_to := p_new -> i ->> 'text';
+    if v_to is not null and not (v_to = any (v_old_texts)) then
+      v_reworded := v_reworded || jsonb_build_object('from', v_text, 'to', v_to);
+    else
+      v_dropped := v_dropped || to_jsonb(v_text);
+    end if;
+  end loop;
+  if jsonb_array_length(v_dropped) + jsonb_array_length(v_reworded) = 0 then
+    return null;
+  end if;
+  return jsonb_build_object('dropped', v_dropped, 'reworded', v_reworded);
+end
+$$;
+
 create or replace function bullpen.tasks_guard() returns trigger
 language plpgsql
 as $$
 declare
   v_gate jsonb;
+  v_edit text;
 begin
   if new.status is distinct from old.status then
     if not (new.status = any (bullpen.task_transitions(old.status))) then
@@ -114,6 +175,19 @@ begin
       new.started_at := coalesce(new.started_at, now());
     end if;
     new.completed_at := case when new.status in ('done', 'cancelled', 'failed') then now() end;
+  end if;
+  -- The gate cannot be edited away in the same breath: the update that moves a task to done may
+  -- tick its criteria, never add, drop or reword one.
+  if new.status = 'done' and old.status is distinct from 'done'
+     and new.acceptance_criteria is distinct from old.acceptance_criteria then
+    v_edit := bullpen.criteria_edit(old.acceptance_criteria, new.acceptance_criteria);
+    if v_edit is not null then
+      perform bullpen.fail('GATE_UNMET',
+        format('a move to done may only tick existing acceptance criteria: patch.acceptance_criteria %s', v_edit),
+        'send the same criteria in the same order with only met changed (or leave acceptance_criteria out); '
+        'change the criteria in an earlier task_update',
+        jsonb_build_object('gate', 'acceptance_criteria', 'rule', 'done_only_ticks', 'change', v_edit));
+    end if;
   end if;
   if new.status = 'done' and (old.status is distinct from 'done' or new.acceptance_criteria is distinct from old.acceptance_criteria) then
     v_gate := bullpen.task_done_gate(new);
@@ -156,6 +230,54 @@ begin
       'find tasks with task_query; a task is named by uuid or KEY-N');
   end if;
   return v;
+end
+$$;
+
+/**
+ * A live lease protects the work it leases. Call it with the task row locked, before task_update,
+ * task_assign or task_release writes. The holder writes freely, and an expired lease protects
+ * nothing. Another agent is refused LEASE_HELD, naming the holder and lease_expires_at. A person
+ * (kind human) or a workspace owner may still move the card (p_moves: the call changes the
+ * status or the assignee, or releases): the lease is broken, so the holder gets a lease.broken
+ * notification and the log a task.lease_broken row, both saying who and why. Returns true when
+ * the call breaks the lease; the caller's write then ends it.
+ */
+create or replace function bullpen.lease_guard(t public.tasks, p_tool text, p_why text, p_moves boolean) returns boolean
+language plpgsql
+as $$
+declare
+  v_me public.actors;
+  v_holder text;
+  v_ref text;
+  v_until text := to_char(t.lease_expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"');
+begin
+  if t.lease_actor_id is null or t.lease_expires_at is null or t.lease_expires_at <= now()
+     or t.lease_actor_id = bullpen.actor_id() then
+    return false;
+  end if;
+  select a.* into v_me from public.actors a where a.tenant_id = t.tenant_id and a.id = bullpen.actor_id();
+  select a.display_name into v_holder from public.actors a where a.tenant_id = t.tenant_id and a.id = t.lease_actor_id;
+  select pr.key || '-' || t.seq into v_ref from public.projects pr where pr.tenant_id = t.tenant_id and pr.id = t.project_id;
+  if v_me.kind is distinct from 'human' and not coalesce(v_me.is_owner, false) then
+    perform bullpen.fail('LEASE_HELD',
+      format('%s: %s holds a live lease on %s until %s; a live lease protects its task from other agents',
+             p_tool, coalesce(v_holder, 'another actor'), v_ref, v_until),
+      'comment (comment_add) or ask the holder (handoff_create); a person or a workspace owner can break the lease',
+      jsonb_build_object('lease_actor_id', t.lease_actor_id, 'lease_holder', v_holder, 'lease_expires_at', t.lease_expires_at));
+  end if;
+  if not p_moves then
+    return false;
+  end if;
+  perform bullpen.notify(t.tenant_id, t.lease_actor_id, 'lease.broken',
+    format('%s broke your lease on %s: %s', v_me.display_name, v_ref, p_why),
+    format('%s (%s%s) %s; your lease until %s ended. %s', v_me.display_name, v_me.kind,
+           case when v_me.is_owner then ', workspace owner' else '' end, p_why, v_until, t.title),
+    t.project_id, t.id);
+  perform bullpen.log_aside(t.tenant_id, 'task.lease_broken', 'task', t.id, t.project_id,
+    format('%s''s lease (until %s) broken: %s', coalesce(v_holder, 'someone'), v_until, p_why),
+    jsonb_build_object('holder_actor_id', t.lease_actor_id, 'lease_expires_at', t.lease_expires_at,
+                       'by_actor_id', v_me.id, 'by_kind', v_me.kind, 'by_owner', v_me.is_owner, 'tool', p_tool, 'reason', p_why));
+  return true;
 end
 $$;
 
@@ -273,6 +395,10 @@ begin
   if p ->> 'parent_task_id' is not null then
     v_parent := (bullpen.resolve_task(p ->> 'parent_task_id', p_field || 'parent_task_id')).id;
   end if;
+  if p ->> 'reviewer_actor_id' is not null then
+    perform bullpen.review_guard(null, bullpen.uuid_arg(p, 'assignee_actor_id'), bullpen.uuid_arg(p, 'reviewer_actor_id'),
+      p_field || 'reviewer_actor_id');
+  end if;
   update public.projects set task_seq = task_seq + 1
    where tenant_id = p_project.tenant_id and id = p_project.id
   returning task_seq into v_seq;
@@ -375,6 +501,9 @@ declare
   v_before public.tasks;
   v_patch jsonb := coalesce(p -> 'patch', '{}');
   v_fields text[];
+  v_broke boolean;
+  v_lost jsonb;
+  v_assignee uuid;
 begin
   perform bullpen.require_actor();
   v_replay := bullpen.idem_begin('task_update', p);
@@ -395,8 +524,18 @@ begin
   if v_patch ? 'reviewer_actor_id' then
     perform bullpen.require_actor_in_tenant(bullpen.uuid_arg(v_patch, 'reviewer_actor_id'), 'patch.reviewer_actor_id');
   end if;
-  perform set_config('bullpen.allow_reopen', case when (v_patch ->> 'allow_reopen')::boolean then 'on' else 'off' end, true);
   select array_agg(k order by k) into v_fields from jsonb_object_keys(v_patch - 'expected_status' - 'allow_reopen') k;
+  v_assignee := case when v_patch ? 'assignee_actor_id' then (v_patch ->> 'assignee_actor_id')::uuid else v_before.assignee_actor_id end;
+  v_broke := bullpen.lease_guard(v_before, 'task_update',
+    case when v_patch ? 'status' and v_patch ->> 'status' is distinct from v_before.status
+         then format('task_update moved it %s → %s', v_before.status, v_patch ->> 'status')
+         else format('task_update changed %s', array_to_string(v_fields, ', ')) end,
+    (v_patch ? 'status' and v_patch ->> 'status' is distinct from v_before.status)
+      or v_assignee is distinct from v_before.assignee_actor_id);
+  if v_patch ? 'reviewer_actor_id' then
+    perform bullpen.review_guard(v_before, v_assignee, (v_patch ->> 'reviewer_actor_id')::uuid, 'patch.reviewer_actor_id');
+  end if;
+  perform set_config('bullpen.allow_reopen', case when (v_patch ->> 'allow_reopen')::boolean then 'on' else 'off' end, true);
   update public.tasks set
     status = case when v_patch ? 'status' then v_patch ->> 'status' else status end,
     title = case when v_patch ? 'title' then v_patch ->> 'title' else title end,
@@ -412,12 +551,24 @@ begin
     reviewer_actor_id = case when v_patch ? 'reviewer_actor_id' then (v_patch ->> 'reviewer_actor_id')::uuid else reviewer_actor_id end
   where tenant_id = v_before.tenant_id and id = v_before.id
   returning * into v_task;
-  -- a lease belongs to whoever holds the work; handing the task to someone else ends it
-  if v_task.lease_actor_id is not null and v_task.assignee_actor_id is distinct from v_task.lease_actor_id then
+  -- a lease belongs to whoever holds the work; handing the task to someone else ends it, and so
+  -- does a person or owner moving the card
+  if v_task.lease_actor_id is not null and (v_broke or v_task.assignee_actor_id is distinct from v_task.lease_actor_id) then
     update public.tasks set lease_actor_id = null, lease_expires_at = null
      where tenant_id = v_task.tenant_id and id = v_task.id returning * into v_task;
   end if;
   perform set_config('bullpen.allow_reopen', 'off', true);
+  -- an unmet criterion dropped or reworded is a weaker gate: the log keeps its old text (written
+  -- before the call's own row, which a derived idempotency key watches)
+  v_lost := bullpen.criteria_lost(v_before.acceptance_criteria, v_task.acceptance_criteria);
+  if v_lost is not null then
+    perform bullpen.log_aside(v_task.tenant_id, 'task.criteria_changed', 'task', v_task.id, v_task.project_id,
+      array_to_string(
+        array(select format('dropped unmet criterion "%s"', left(x, 300)) from jsonb_array_elements_text(v_lost -> 'dropped') x)
+        || array(select format('reworded unmet criterion "%s" as "%s"', left(r ->> 'from', 300), left(r ->> 'to', 300))
+                   from jsonb_array_elements(v_lost -> 'reworded') r), '; '),
+      v_lost || jsonb_build_object('before', v_before.acceptance_criteria));
+  end if;
   if v_task.status is distinct from v_before.status then
     perform bullpen.log('task.status_changed', 'task', v_task.id, v_task.project_id,
       format('%s → %s', v_before.status, v_task.status),
@@ -452,7 +603,11 @@ begin
   end if;
   v_task := bullpen.resolve_task(p ->> 'task_id');
   v_to := bullpen.require_actor_in_tenant(bullpen.uuid_arg(p, 'actor_id'), 'actor_id');
-  select assignee_actor_id into v_from from public.tasks where tenant_id = v_task.tenant_id and id = v_task.id for update;
+  select * into v_task from public.tasks where tenant_id = v_task.tenant_id and id = v_task.id for update;
+  v_from := v_task.assignee_actor_id;
+  perform bullpen.lease_guard(v_task, 'task_assign',
+    format('task_assign gave it to %s', coalesce((select display_name from public.actors where tenant_id = v_task.tenant_id and id = v_to), 'nobody')),
+    v_to is distinct from v_task.lease_actor_id);
   update public.tasks set assignee_actor_id = v_to,
          lease_actor_id = case when lease_actor_id = v_to then lease_actor_id end,
          lease_expires_at = case when lease_actor_id = v_to then lease_expires_at end
@@ -658,6 +813,7 @@ declare
   v_replay jsonb;
   v_me uuid := bullpen.require_actor();
   v_task public.tasks;
+  v_broke boolean;
 begin
   v_replay := bullpen.idem_begin('task_release', p);
   if v_replay is not null then
@@ -665,7 +821,9 @@ begin
   end if;
   v_task := bullpen.resolve_task(p ->> 'task_id');
   select * into v_task from public.tasks where tenant_id = v_task.tenant_id and id = v_task.id for update;
-  if v_task.lease_actor_id is distinct from v_me and v_task.assignee_actor_id is distinct from v_me then
+  v_broke := bullpen.lease_guard(v_task, 'task_release',
+    'task_release gave it back to the pool' || coalesce(': ' || left(p ->> 'note', 300), ''), true);
+  if v_task.lease_actor_id is distinct from v_me and v_task.assignee_actor_id is distinct from v_me and not v_broke then
     perform bullpen.fail('CONFLICT', 'you do not hold this task',
       'only the lease holder or assignee releases a task; use task_assign to hand it over',
       jsonb_build_object('lease_actor_id', v_task.lease_actor_id, 'assignee_actor_id', v_task.assignee_actor_id));
@@ -841,8 +999,8 @@ begin
     v_where := array_append(v_where, 't.due_on < ($1->>''due_before'')::date'::text);
   end if;
   if p ->> 'q' is not null then
-    v_where := array_append(v_where, $w$(t.title ilike '%' || ($1->>'q') || '%' or t.body ilike '%' || ($1->>'q') || '%'
-                              or (pr.key || '-' || t.seq) ilike ($1->>'q'))$w$);
+    v_where := array_append(v_where, $w$(t.title ilike '%' || bullpen.like_escape($1->>'q') || '%' or t.body ilike '%' || bullpen.like_escape($1->>'q') || '%'
+                              or (pr.key || '-' || t.seq) ilike bullpen.like_escape($1->>'q'))$w$);
   end if;
   if p ->> 'state' = 'ready' then
     v_where := array_append(v_where, $w$(t.status = 'todo' or (t.status = 'in_progress' and (t.lease_expires_at is null or t.lease_expires_at <= now())))
@@ -1077,8 +1235,8 @@ begin
        and (p ->> 'owner_actor_id' is null or pr.owner_actor_id = bullpen.uuid_arg(p, 'owner_actor_id'))
        and (p ->> 'repository_id' is null
             or pr.id = any (bullpen.projects_in_repositories(array[bullpen.uuid_arg(p, 'repository_id')])))
-       and (p ->> 'q' is null or pr.title ilike '%' || (p ->> 'q') || '%' or pr.key ilike (p ->> 'q') || '%'
-            or coalesce(pr.summary, '') ilike '%' || (p ->> 'q') || '%')
+       and (p ->> 'q' is null or pr.title ilike '%' || bullpen.like_escape(p ->> 'q') || '%' or pr.key ilike bullpen.like_escape(p ->> 'q') || '%'
+            or coalesce(pr.summary, '') ilike '%' || bullpen.like_escape(p ->> 'q') || '%')
        and (v_after is null or lower(pr.key) > v_after)
      order by sort_key
      limit v_limit + 1
@@ -1351,5 +1509,11 @@ grant execute on function public.project_brief(jsonb) to authenticated, service_
 revoke all on function public.whoami(jsonb) from public, anon;
 grant execute on function public.whoami(jsonb) to authenticated, service_role;
 
+revoke all on function bullpen.lease_guard(public.tasks, text, text, boolean) from public, anon, authenticated;
+grant execute on function bullpen.lease_guard(public.tasks, text, text, boolean) to bullpen_writer, service_role;
+revoke all on function bullpen.criteria_edit(jsonb, jsonb) from public, anon, authenticated;
+grant execute on function bullpen.criteria_edit(jsonb, jsonb) to bullpen_writer, service_role;
+revoke all on function bullpen.criteria_lost(jsonb, jsonb) from public, anon, authenticated;
+grant execute on function bullpen.criteria_lost(jsonb, jsonb) to bullpen_writer, service_role;
 revoke all on function bullpen.done_gate_criteria(public.tasks) from public, anon, authenticated;
 grant execute on function bullpen.done_gate_criteria(public.tasks) to bullpen_writer, service_role;

@@ -329,6 +329,51 @@ begin
 end
 $$;
 
+/** The actors that claimed a task: its lease holder and the task.claimed rows of the log. */
+create or replace function bullpen.task_claimers(t public.tasks) returns uuid[]
+language sql stable
+as $$
+  select array(
+    select w from (
+      select t.lease_actor_id as w
+      union select ac.actor_id from public.activity ac
+             where ac.tenant_id = t.tenant_id and ac.object_id = t.id and t.id is not null
+               and ac.verb in ('task.claimed', 'task.lease_extended')) x
+     where w is not null)
+$$;
+
+/** Who does a task's work, and so may not review it: its assignee and every actor that claimed it. */
+create or replace function bullpen.task_workers(t public.tasks) returns uuid[]
+language sql stable
+as $$
+  select array_remove(t.assignee_actor_id || bullpen.task_claimers(t), null)
+$$;
+
+/**
+ * A review is someone else's: refuses FORBIDDEN when a call names as reviewer (p_field) an actor
+ * that does the task's work: its assignee before or after the call (p_assignee), its lease holder
+ * or one that claimed it. t is null for a task being created.
+ */
+create or replace function bullpen.review_guard(t public.tasks, p_assignee uuid, p_reviewer uuid, p_field text) returns void
+language plpgsql
+as $$
+declare
+  v_tenant uuid := bullpen.tenant_id();
+begin
+  if p_reviewer is null then
+    return;
+  end if;
+  if p_reviewer = p_assignee or (t.id is not null and p_reviewer = any (bullpen.task_workers(t))) then
+    perform bullpen.fail('FORBIDDEN',
+      format('%s: a review is someone else''s: %s %s this task and cannot review it', p_field,
+             case when p_reviewer = bullpen.actor_id() then 'you' else bullpen.coord_actor_name(v_tenant, p_reviewer) end,
+             case when p_reviewer = bullpen.actor_id() then 'do the work on (assignee or claimer) of' else 'does the work on (assignee or claimer) of' end),
+      'name another actor as reviewer (actor_query lists them), or leave reviewer_actor_id out',
+      jsonb_build_object('reviewer_actor_id', p_reviewer, 'rule', 'reviewer_not_worker'));
+  end if;
+end
+$$;
+
 /** The review check of the done gate (registered below). Null when the task has no reviewer. */
 create or replace function bullpen.done_gate_review(t public.tasks) returns jsonb
 language plpgsql stable
@@ -347,6 +392,15 @@ begin
       'message', format('review by %s not requested yet', v_name),
       'hint', format('move the task to in_review: that asks %s for a review, answered with handoff_respond', v_name),
       'reviewer_actor_id', t.reviewer_actor_id);
+  end if;
+  if v_h.response ->> 'chosen_option' = 'approve' and v_h.responded_by_actor_id = any (bullpen.task_workers(t)) then
+    -- a review is someone else's: an approval by one who did the work does not count
+    return jsonb_build_object('met', false,
+      'summary', format('approved by %s, who did the work', bullpen.coord_actor_name(t.tenant_id, v_h.responded_by_actor_id)),
+      'message', format('a review is someone else''s: %s approved, but did the work on this task (assignee or claimer)',
+                        bullpen.coord_actor_name(t.tenant_id, v_h.responded_by_actor_id)),
+      'hint', 'name another actor as reviewer with task_update patch.reviewer_actor_id; their approve (handoff_respond) counts',
+      'reviewer_actor_id', t.reviewer_actor_id, 'handoff_id', v_h.id);
   end if;
   if v_h.response ->> 'chosen_option' = 'approve' then
     return jsonb_build_object('met', true, 'summary', format('approved by %s', v_name), 'handoff_id', v_h.id);
@@ -922,6 +976,17 @@ begin
   if v_choice is null and v_text is null and (v_resp - 'chosen_option' - 'text') = '{}'::jsonb then
     perform bullpen.fail('VALIDATION_ERROR', 'response: empty; give response.text, response.chosen_option or a result_ref');
   end if;
+  if v_h.kind = 'review' and v_choice = 'approve' and v_h.related_task_id is not null then
+    select * into v_task from public.tasks where tenant_id = v_h.tenant_id and id = v_h.related_task_id;
+    if v_me = any (bullpen.task_workers(v_task)) then
+      perform bullpen.fail('FORBIDDEN',
+        format('response.chosen_option: a review is someone else''s: you do the work on %s (assignee or claimer) and cannot approve its review',
+               bullpen.coord_task_ref(v_task)),
+        'leave the review to another actor; the task''s reviewer is set with task_update patch.reviewer_actor_id',
+        jsonb_build_object('task_id', v_task.id, 'rule', 'reviewer_not_worker'));
+    end if;
+    v_task := null;
+  end if;
   if v_h.kind = 'review' and v_choice = 'request_changes' and v_text is null then
     perform bullpen.fail('VALIDATION_ERROR', 'response.text: say what to change; it becomes a comment on the task');
   end if;
@@ -1311,6 +1376,12 @@ revoke all on function bullpen.review_latest(public.tasks) from public, anon, au
 grant execute on function bullpen.review_latest(public.tasks) to bullpen_writer, service_role;
 revoke all on function bullpen.review_state(public.tasks) from public, anon, authenticated;
 grant execute on function bullpen.review_state(public.tasks) to bullpen_writer, service_role;
+revoke all on function bullpen.task_claimers(public.tasks) from public, anon, authenticated;
+grant execute on function bullpen.task_claimers(public.tasks) to bullpen_writer, service_role;
+revoke all on function bullpen.task_workers(public.tasks) from public, anon, authenticated;
+grant execute on function bullpen.task_workers(public.tasks) to bullpen_writer, service_role;
+revoke all on function bullpen.review_guard(public.tasks, uuid, uuid, text) from public, anon, authenticated;
+grant execute on function bullpen.review_guard(public.tasks, uuid, uuid, text) to bullpen_writer, service_role;
 revoke all on function bullpen.done_gate_review(public.tasks) from public, anon, authenticated;
 grant execute on function bullpen.done_gate_review(public.tasks) to bullpen_writer, service_role;
 revoke all on function bullpen.review_sync(public.tasks, public.tasks) from public, anon, authenticated;

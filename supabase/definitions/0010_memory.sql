@@ -409,7 +409,7 @@ begin
      where d.tenant_id = bullpen.tenant_id()
        and bullpen.decision_matches(d, v_project, v_statuses, v_since, v_task)
        and (v_q is null or d.search @@ websearch_to_tsquery('english'::regconfig, v_q)
-            or d.title operator(public.%) v_q or d.title ilike '%' || v_q || '%')
+            or d.title operator(public.%) v_q or d.title ilike '%' || bullpen.like_escape(v_q) || '%')
        and (v_cursor is null or to_char(d.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') || ' ' || d.id::text < v_cursor)
      order by d.created_at desc, d.id desc
      limit v_limit + 1
@@ -1080,7 +1080,8 @@ begin
      where (v.s).status = v_status
        and (p ->> 'tag' is null or (p ->> 'tag') = any ((v.s).tags))
        and (v_q is null or (v.s).search @@ websearch_to_tsquery('english'::regconfig, v_q)
-            or (v.s).slug ilike '%' || v_q || '%' or (v.s).name ilike '%' || v_q || '%' or (v.s).description ilike '%' || v_q || '%')
+            or (v.s).slug ilike '%' || bullpen.like_escape(v_q) || '%' or (v.s).name ilike '%' || bullpen.like_escape(v_q) || '%'
+            or (v.s).description ilike '%' || bullpen.like_escape(v_q) || '%')
        and (v_cursor is null or (v.s).slug > v_cursor)
      order by sort_key limit v_limit + 1
   ), numbered as (

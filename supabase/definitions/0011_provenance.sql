@@ -1256,7 +1256,7 @@ begin
        and (p ->> 'repository_id' is null or x.id = bullpen.uuid_arg(p, 'repository_id'))
        and (v_slug is null or lower(x.owner || '/' || x.name) = v_slug or x.remote_key = v_slug)
        and (p ->> 'host' is null or x.host = lower(p ->> 'host'))
-       and (p ->> 'q' is null or x.remote_key ilike '%' || (p ->> 'q') || '%')
+       and (p ->> 'q' is null or x.remote_key ilike '%' || bullpen.like_escape(p ->> 'q') || '%')
        and (v_project is null or exists (select 1 from public.project_repositories l
                                           where l.tenant_id = x.tenant_id and l.project_id = v_project and l.repository_id = x.id))
        and (v_after is null or x.remote_key > v_after)
@@ -1785,7 +1785,7 @@ begin
     v_where := v_where || 'ac.actor_id = ($5->>''actor_id'')::uuid'::text;
   end if;
   if p ->> 'verb' like '%.*' then
-    v_where := v_where || 'ac.verb like (left($5->>''verb'', -1) || ''%'')'::text;
+    v_where := v_where || 'ac.verb like (bullpen.like_escape(left($5->>''verb'', -1)) || ''%'')'::text;
   elsif p ->> 'verb' is not null then
     v_where := v_where || 'ac.verb = ($5->>''verb'')'::text;
   end if;
@@ -1902,8 +1902,8 @@ begin
        and (v_statuses is null or f.status = any (v_statuses))
        and (p ->> 'kind' is null or f.kind = p ->> 'kind')
        and (p ->> 'filed_by_actor_id' is null or f.filed_by_actor_id = (p ->> 'filed_by_actor_id')::uuid)
-       and (p ->> 'q' is null or f.title ilike '%' || (p ->> 'q') || '%' or f.body ilike '%' || (p ->> 'q') || '%'
-            or f.tool_name ilike (p ->> 'q') or f.error_code ilike (p ->> 'q'))
+       and (p ->> 'q' is null or f.title ilike '%' || bullpen.like_escape(p ->> 'q') || '%' or f.body ilike '%' || bullpen.like_escape(p ->> 'q') || '%'
+            or f.tool_name ilike bullpen.like_escape(p ->> 'q') or f.error_code ilike bullpen.like_escape(p ->> 'q'))
        and (v_cursor is null or (f.created_at, f.id) < ((v_cursor ->> 't')::timestamptz, (v_cursor ->> 'i')::uuid))
      order by f.created_at desc, f.id desc
      limit v_limit + 1

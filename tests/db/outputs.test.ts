@@ -65,7 +65,7 @@ describe('output contracts', () => {
     ok(await t.agent.call('task_query', { state: 'blocked', order_by: 'due_on' }));
     ok(await t.agent.call('task_get', { task_id: many.task_ids[1], include: ['brief'] }));
     ok(await t.agent.call('task_get', { task_id: a.ref }));
-    ok(await t.agent.call('task_update', { task_id: a.ref, patch: { acceptance_criteria: [{ text: 'migrated', met: true }], status: 'done' } }));
+    ok(await t.agent.call('task_update', { task_id: a.ref, patch: { acceptance_criteria: [{ text: 'migrated', met: true }, { text: 'indexed', met: true }], status: 'done' } }));
     ok(await t.agent.call('task_claim', { task_id: many.task_ids[0] }));
     ok(await t.agent.call('task_release', { task_id: many.task_ids[0], note: 'over to you' }));
     ok(await t.agent.call('project_brief', { project: 'PAY' }));

@@ -355,6 +355,8 @@ describe('task_release', () => {
   it('refuses anyone who neither holds nor is assigned the task (CONFLICT) and changes nothing', async () => {
     const id = await one();
     ok(await t.other.call('task_claim', { task_id: id }));
+    // a live lease answers LEASE_HELD (tests/db/ledger-rules.test.ts); once it lapsed, the assignee still holds the task
+    await expireLease(id);
     const e = fails(await t.agent.call('task_release', { task_id: id, note: 'not mine' }), 'CONFLICT');
     expect(e.details).toEqual({ lease_actor_id: t.other.id, assignee_actor_id: t.other.id });
     expect(e.hint).toContain('task_assign');

@@ -290,12 +290,12 @@ describe('task_update', () => {
   it('changes only the named fields and returns {task, previous_status, changed}', async () => {
     const id = await taskIn('todo', { body: 'old body', due_on: '2030-01-01', labels: ['a'], assignee_actor_id: t.human.id, priority: 3 });
     const r = ok(await t.agent.call('task_update', {
-      task_id: id, patch: { title: 'renamed', priority: 1, labels: ['b', 'c'], requires_evidence: true, reviewer_actor_id: t.human.id },
+      task_id: id, patch: { title: 'renamed', priority: 1, labels: ['b', 'c'], requires_evidence: true, reviewer_actor_id: t.agent.id },
     }));
     expect(r.previous_status).toBe('todo');
     expect(r.changed).toEqual(['labels', 'priority', 'requires_evidence', 'reviewer_actor_id', 'title']);
     expect(r.task).toMatchObject({
-      title: 'renamed', priority: 1, labels: ['b', 'c'], requires_evidence: true, reviewer_actor_id: t.human.id,
+      title: 'renamed', priority: 1, labels: ['b', 'c'], requires_evidence: true, reviewer_actor_id: t.agent.id,
       body: 'old body', due_on: '2030-01-01', assignee_actor_id: t.human.id, status: 'todo',
     });
     const [log] = await db.query<{ verb: string }>('select verb from public.activity where object_id = $1 order by id desc limit 1', [id]);
@@ -303,7 +303,7 @@ describe('task_update', () => {
   });
 
   it('clears body, due date, assignee and reviewer with null', async () => {
-    const id = await taskIn('todo', { body: 'b', due_on: '2030-01-01', assignee_actor_id: t.human.id, reviewer_actor_id: t.human.id });
+    const id = await taskIn('todo', { body: 'b', due_on: '2030-01-01', assignee_actor_id: t.human.id, reviewer_actor_id: t.agent.id });
     const r = ok(await t.agent.call('task_update', {
       task_id: id, patch: { body: null, due_on: null, assignee_actor_id: null, reviewer_actor_id: null },
     }));
