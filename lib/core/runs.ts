@@ -159,7 +159,7 @@ export const runTools = [
     room: 'runs',
     title: 'Keep a run alive',
     description:
-      'Marks your run alive, with head_sha, branch, counts and usage; a run silent 30 min is ended (idle; abandoned when it holds leases). Returns {run}. Use when working long.',
+      'Marks your run alive, with head_sha, branch, counts and usage; a run silent 30 min ends (abandoned if it holds leases). Returns {run}. Use when working long.',
     input: runHeartbeatInput,
     output: runHeartbeatOutput,
     kind: 'write',
