@@ -20,19 +20,36 @@ const STATUS_STYLE: Record<string, string> = {
   failed: 'bg-red-50 text-red-700',
   cancelled: 'bg-zinc-100 text-zinc-500',
   abandoned: 'bg-red-100 text-red-800',
+  idle: 'bg-zinc-100 text-zinc-500',
 };
 
 const KIND_LABEL: Record<string, string> = { session: 'session', loop_tick: 'loop tick', subagent: 'subagent' };
 
-/** Silent this long and still running: the row stands out (the reaper abandons it at 30 minutes). */
+/** Silent this long and still running: the row stands out (the reaper ends it at 30 minutes). */
 const STALE_MS = 10 * 60_000;
+
+const ENDED = ['succeeded', 'failed', 'cancelled', 'abandoned', 'idle'] as const;
+
+/** How far back the default view reaches for ended runs: every run still going, and the last day's. */
+const RECENT_MS = 24 * 3600_000;
+
+async function fetchRuns(status: string): Promise<Run[]> {
+  const read = async (filter: Record<string, unknown>) => (await readAll<Run>('run_query', { detail: 'full', limit: 200, ...filter }, 'runs', 200)).rows;
+  if (status === 'recent') {
+    const [running, ended] = await Promise.all([
+      read({ status: ['running'] }),
+      read({ status: [...ENDED], since: new Date(Date.now() - RECENT_MS).toISOString() }),
+    ]);
+    return [...running, ...ended].sort((a, b) => b.started_at.localeCompare(a.started_at));
+  }
+  return read(status === 'all' ? {} : { status: status === 'ended' ? [...ENDED] : [status] });
+}
 
 function useRuns(status: string) {
   const { ready } = useLiveChanges();
   return useQuery({
     queryKey: [...keys.runs, status],
-    queryFn: async () =>
-      (await readAll<Run>('run_query', { detail: 'full', limit: 200, ...(status === 'all' ? {} : { status: status === 'ended' ? ['succeeded', 'failed', 'cancelled', 'abandoned'] : [status] }) }, 'runs', 200)).rows,
+    queryFn: () => fetchRuns(status),
     enabled: ready,
     // heartbeats are state, not events: poll for them (the live feed refreshes on everything else)
     refetchInterval: 10_000,
@@ -120,7 +137,7 @@ function RunRowView({ run, depth, now, kids, open, toggle }: { run: Run; depth: 
 
 /** The runs page: the 200 newest runs as a tree, live heartbeat ages, what each produced and what it cost. */
 export function RunsView() {
-  const [status, setStatus] = useState('all');
+  const [status, setStatus] = useState('recent');
   const runs = useRuns(status);
   const now = useNow(1_000);
   const [closed, setClosed] = useState<Set<string>>(new Set());
@@ -163,10 +180,12 @@ export function RunsView() {
           </p>
         )}
         <select aria-label="Status" value={status} onChange={(e) => setStatus(e.target.value)} className="ml-auto h-7 rounded-md border border-zinc-200 bg-white px-2 text-[12px] text-zinc-700 focus:border-indigo-400 focus:outline-none">
-          <option value="all">All runs</option>
+          <option value="recent">Running and last 24 h</option>
           <option value="running">Running</option>
           <option value="ended">Ended</option>
           <option value="abandoned">Abandoned</option>
+          <option value="idle">Idle</option>
+          <option value="all">All runs</option>
         </select>
       </header>
       <div className="min-h-0 flex-1 overflow-y-auto">
@@ -180,7 +199,7 @@ export function RunsView() {
           <p className="p-10 text-center text-[13px] text-red-600">{(runs.error as Error).message}</p>
         ) : roots.length === 0 ? (
           <div className="mx-auto max-w-lg p-10 text-center text-[13px] text-zinc-500" data-testid="runs-empty">
-            <p className="font-medium text-zinc-700">No runs {status === 'all' ? 'yet' : 'match'}.</p>
+            <p className="font-medium text-zinc-700">No runs {status === 'all' ? 'yet' : status === 'recent' ? 'running or ended in the last 24 hours' : 'match'}.</p>
             <p className="mt-1">
               Every agent call belongs to a run, registered at its first write. Connect an agent under Agents &amp; people; it can name its run with the
               X-Bullpen-Run header and report heartbeats, usage and cost with run_heartbeat.

@@ -76,6 +76,7 @@ export function registerSignInBanner(): void {
       tenantId: first.workspace.id,
       actorId: first.owner.id,
       purpose: first.created ? 'first_start' : 'invite',
+      mintedBy: { via: 'start' },
     });
     return [`  Sign in    ${signInUrl(url, link.token)}`, `             (one-time link for ${first.owner.display_name}, expires in ${ttlText(signInTtlSeconds())})`];
   });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { parseBlocks } from '../../components/markdown';
 import { initials, timeAgo, timeLeft, verbText } from './format';
 import { compareTasks, isReady, type TaskRow } from './types';
 
@@ -43,12 +42,3 @@ describe('board helpers', () => {
   });
 });
 
-describe('markdown', () => {
-  it('parses the blocks a task body uses', () => {
-    const blocks = parseBlocks('# Plan\n\nFirst **bold** line\nsecond line\n\n- [x] done\n- [ ] open\n\n1. one\n2. two\n\n```sql\nselect 1;\n```\n\n> quoted\n\n---');
-    expect(blocks.map((b) => b.t)).toEqual(['h', 'p', 'list', 'list', 'code', 'quote', 'hr']);
-    expect(blocks[2]).toEqual({ t: 'list', ordered: false, items: [{ text: 'done', check: true }, { text: 'open', check: false }] });
-    expect(blocks[3]).toMatchObject({ ordered: true });
-    expect(blocks[4]).toEqual({ t: 'code', lang: 'sql', text: 'select 1;' });
-  });
-});

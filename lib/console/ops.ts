@@ -213,7 +213,12 @@ export function inviteHumanAs(who: Who, input: unknown): Promise<Envelope> {
   return guarded(async () => {
     const args = parse(inviteInput, input, 'invite');
     await requireOwner(who);
-    const inv = await inviteHuman(who.db, { name: args.name, email: args.email, tenantId: who.claims.tenant_id });
+    const inv = await inviteHuman(who.db, {
+      name: args.name,
+      email: args.email,
+      tenantId: who.claims.tenant_id,
+      mintedBy: { via: 'console', actorId: who.claims.actor_id },
+    });
     return { actor_id: inv.actor_id, display_name: inv.display_name, token: inv.token, expires_at: inv.expires_at, created: inv.created_actor };
   });
 }

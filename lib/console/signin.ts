@@ -32,9 +32,15 @@ const TOKEN_SHAPE = /^bpsi_[A-Za-z0-9_-]{20,100}$/;
  * Mints a sign-in token for a human actor of the workspace and revokes that person's older unspent
  * links; the plaintext is returned once.
  */
+/**
+ * Who minted a sign-in link, for the activity log: an owner in the console (their actor id), or an
+ * operator on the server machine (the CLI, the start banner), who has no actor.
+ */
+export type MintedBy = { via: 'console' | 'cli' | 'start'; actorId?: string | null };
+
 export async function createSignInToken(
   db: Db,
-  opts: { tenantId: string; actorId: string; purpose?: 'first_start' | 'invite'; ttlSeconds?: number },
+  opts: { tenantId: string; actorId: string; purpose?: 'first_start' | 'invite'; ttlSeconds?: number; mintedBy?: MintedBy },
 ): Promise<{ token: string; expires_at: string }> {
   const token = `bpsi_${randomBytes(32).toString('base64url')}`;
   const ttl = opts.ttlSeconds ?? signInTtlSeconds();
@@ -46,6 +52,19 @@ export async function createSignInToken(
     ttl,
   ]);
   if (!row?.expires_at) throw new Error('sign-in links are for human actors of this workspace');
+  // the log says who minted which link (by the link's id: the token itself is never stored)
+  const by = opts.mintedBy ?? { via: 'cli' };
+  await db.query(
+    `insert into public.activity (tenant_id, actor_id, verb, object_type, object_id, summary, metadata)
+     select s.tenant_id, $3::uuid, 'actor.signin_link_issued', 'actor', s.actor_id,
+            format('sign-in link for %s minted %s', a.display_name,
+                   case $4 when 'console' then 'in the console' when 'start' then 'at server start' else 'with the CLI on the server machine' end),
+            jsonb_build_object('link_id', s.id, 'via', $4::text, 'minted_by_actor_id', $3::uuid, 'purpose', s.purpose,
+                               'expires_at', s.expires_at)
+       from bullpen.signin_tokens s join public.actors a on a.tenant_id = s.tenant_id and a.id = s.actor_id
+      where s.tenant_id = $1 and s.token_hash = $2`,
+    [opts.tenantId, hashSignInToken(token), by.actorId ?? null, by.via],
+  );
   return { token, expires_at: new Date(row.expires_at).toISOString() };
 }
 
@@ -86,7 +105,7 @@ export type Invite = {
  * A refusal shaped like the RPCs' own (an error with a Bullpen SQLSTATE and a hint), so every
  * surface maps it to its code in the one place database errors are mapped.
  */
-function refusal(sqlstate: 'BPNTF' | 'BPDUP', message: string, hint?: string): Error {
+function refusal(sqlstate: 'BPNTF' | 'BPDUP' | 'BPFRB', message: string, hint?: string): Error {
   return Object.assign(new Error(message), { code: sqlstate, hint });
 }
 
@@ -98,7 +117,7 @@ function refusal(sqlstate: 'BPNTF' | 'BPDUP', message: string, hint?: string): E
  */
 export async function inviteHuman(
   db: Db,
-  opts: { name: string; workspace?: string; tenantId?: string; email?: string; ttlSeconds?: number },
+  opts: { name: string; workspace?: string; tenantId?: string; email?: string; ttlSeconds?: number; mintedBy?: MintedBy },
 ): Promise<Invite> {
   let ws: { id: string; slug: string; name: string; created: boolean };
   if (opts.tenantId) {
@@ -113,9 +132,31 @@ export async function inviteHuman(
     [ws.id],
   );
   const externalRef = opts.email ? `email:${opts.email.trim().toLowerCase()}` : `human:${slugify(opts.name)}`;
+  const via = opts.mintedBy?.via ?? 'cli';
+  if (via === 'console') {
+    // An invitation mints a link that signs in as that person: from the console, never for
+    // someone who already signs in themselves. Operators on the server machine still can (the CLI).
+    const [known] = await db.query<{ id: string; kind: string; display_name: string }>(
+      `select id, kind, display_name from public.actors where tenant_id = $1 and external_ref = $2`,
+      [ws.id, externalRef],
+    );
+    if (known?.kind === 'human' && (await hasSignedIn(db, ws.id, known.id))) {
+      throw refusal(
+        'BPFRB',
+        `${opts.email ? 'email' : 'name'}: ${known.display_name} already signs in; an invitation would mint a link that signs in as them`,
+        'they sign in themselves; an operator on the server machine can mint a link with `bullpen human invite`',
+      );
+    }
+  }
   const actor = await ensureActor(db, ws.id, { kind: 'human', external_ref: externalRef, display_name: opts.name, is_owner: !has_owner });
   if (actor.kind !== 'human') throw refusal('BPDUP', `${externalRef} already names an ${actor.kind}`, 'invite the person under another name, or with their email address');
-  const link = await createSignInToken(db, { tenantId: ws.id, actorId: actor.id, purpose: 'invite', ttlSeconds: opts.ttlSeconds });
+  const link = await createSignInToken(db, {
+    tenantId: ws.id,
+    actorId: actor.id,
+    purpose: 'invite',
+    ttlSeconds: opts.ttlSeconds,
+    mintedBy: opts.mintedBy ?? { via: 'cli' },
+  });
   return {
     workspace: { id: ws.id, slug: ws.slug, name: ws.name },
     actor_id: actor.id,

@@ -129,7 +129,7 @@ export async function execute(ctx: ToolContext, name: string, rawInput: unknown)
     const { message, fields } = describeIssues(parsed.error.issues);
     return {
       ok: false,
-      error: toolError('VALIDATION_ERROR', message, `fix the field the message names (its limit is in the message; all are in docs/tools.md); keys are snake_case and unknown keys are refused`, { fields }),
+      error: toolError('VALIDATION_ERROR', message, `fix the field the message names (its limit is in the message); keys are snake_case and unknown keys are refused; guide({topic: "errors-and-recovery"}) says more`, { fields }),
     };
   }
   let args = resolveMe(parsed.data as Record<string, unknown>, ctx.claims.actor_id);
@@ -147,8 +147,10 @@ export async function execute(ctx: ToolContext, name: string, rawInput: unknown)
       args = { ...args, idempotency_key: derivedKey(tool, args, ctx) };
     }
     if (tool.prepare) args = await tool.prepare(args, ctx);
-    const run = async (a: Record<string, unknown>) =>
-      ((await ctx.db.call(ctx.claims, tool.name, a)) as Record<string, unknown> | null) ?? {};
+    const run = async (a: Record<string, unknown>) => {
+      const out = ((await ctx.db.call(ctx.claims, tool.name, a)) as Record<string, unknown> | null) ?? {};
+      return tool.narrow ? tool.narrow(out, ctx) : out;
+    };
     if (tool.wait && waitSeconds > 0) {
       return { ok: true, ...(await waitingCall(ctx.db, ctx.claims, tool.wait, waitSeconds, args, run, ctx.signal)) };
     }

@@ -306,7 +306,7 @@ Read the answer before doing anything else:
 ## Conventions every tool shares
 
 - Tool names and input keys are snake_case; camelCase keys are accepted as aliases. Inputs are strict: an unknown key fails with \`VALIDATION_ERROR\` naming the key. Fix the key instead of retrying.
-- Your tool list shows each input's shape (types, required fields, allowed values, nesting), not its limits. Lengths, list sizes, ranges and id formats are checked when you call: a call past one fails with \`VALIDATION_ERROR\` naming the field and the limit (\`title: Too big: expected string to have <=500 characters\`); shorten or split and call again. Every input's limits and defaults are listed in Bullpen's tool reference, \`docs/tools.md\` in its repository.
+- Your tool list shows each input's shape (types, required fields, allowed values, nesting), not its limits. Lengths, list sizes, ranges and id formats are checked when you call: a call past one fails with \`VALIDATION_ERROR\` naming the field and the limit (\`title: Too big: expected string to have <=500 characters\`); shorten or split and call again. The refusal is the reference: it names the field and the bound it broke, and \`errors-and-recovery\` says what each error code asks of you.
 - Anywhere an actor id is taken you may pass \`"me"\`: it means you.
 - Name projects by key (\`"PA"\`) or uuid, tasks by ref (\`"PA-12"\`) or uuid.
 - Every response is \`{"ok": true, …}\` or \`{"ok": false, "error": {"code", "message", "hint", "retryable"}}\`. Always read \`hint\`: it usually names the exact fix.

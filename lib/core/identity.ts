@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineTool } from './tool';
 import { actorKind, cursor, docs, idempotencyKey, limit } from './fields';
 import { activityEntry, actorQueryRow, actorRow, id, inboxCounts, inboxItem, nextCursor, projectStub, taskRow, timestamp, writeResult } from './rows';
+import { activityReadable } from './scope-rooms';
 
 export const whoamiInput = z.strictObject({
   include: z
@@ -43,6 +44,21 @@ export const whoamiOutput = z.strictObject({
     .describe('what others did since you were last seen'),
 });
 export type WhoamiOutput = z.infer<typeof whoamiOutput>;
+
+type Delta = { count: number; by_verb: Record<string, number>; recent: { verb: string; object_type?: string | null }[] };
+
+/**
+ * whoami's delta as a scoped key may see it: only the rows and verb counts its scopes may read
+ * (lib/core/scopes.ts activityReadable); count follows what is left.
+ */
+export function narrowWhoami(out: Record<string, unknown>, scopes: readonly string[] | null | undefined): Record<string, unknown> {
+  const delta = out.delta as Delta | undefined;
+  if (!scopes || !delta) return out;
+  const by_verb = Object.fromEntries(Object.entries(delta.by_verb).filter(([verb]) => activityReadable({ verb }, scopes)));
+  const recent = delta.recent.filter((e) => activityReadable(e, scopes));
+  const count = Object.values(by_verb).reduce((a, b) => a + b, 0);
+  return { ...out, delta: { ...delta, by_verb, recent, count } };
+}
 
 export const registerActorInput = z.strictObject({
   external_ref: z.string().min(1).max(200).describe('stable identity, e.g. "claude-code:alice-laptop"'),
@@ -87,6 +103,7 @@ export const identityTools = [
     output: whoamiOutput,
     kind: 'read',
     idempotent: true,
+    narrow: (out, ctx) => narrowWhoami(out, ctx.scopes),
   }),
   defineTool({
     name: 'register_actor',

@@ -273,7 +273,7 @@ export type ActivityItem = z.infer<typeof activityItem>;
 // ---------------------------------------------------------------------------------------------
 
 const runKind = z.enum(['session', 'loop_tick', 'subagent']);
-export const runStatus = z.enum(['running', 'succeeded', 'failed', 'cancelled', 'abandoned']);
+export const runStatus = z.enum(['running', 'succeeded', 'failed', 'cancelled', 'abandoned', 'idle']);
 const usd = z.number().nonnegative();
 
 /** bullpen.run_json */
@@ -311,7 +311,7 @@ export const runRow = z
     last_active_at: timestamp.describe('last heartbeat or write'),
     ended_at: timestamp.nullable(),
     silent_seconds: count,
-    stale: z.boolean().describe('running but silent for 10 minutes; abandoned after 30'),
+    stale: z.boolean().describe('running but silent for 10 minutes; ended after 30 (idle, or abandoned when it holds leases)'),
   })
   .meta({ id: 'Run', description: 'A burst of work by one actor.' });
 export type RunRow = z.infer<typeof runRow>;

@@ -63,7 +63,7 @@ export type RunHeartbeatInput = z.infer<typeof runHeartbeatInput>;
 
 export const runHeartbeatOutput = writeResult({
   run: runRow,
-  revived: z.boolean().describe('the reaper had abandoned it'),
+  revived: z.boolean().describe('the reaper had ended it (abandoned or idle)'),
   heartbeat_within_seconds: z.number().int().positive().describe('beat again before this many seconds'),
 });
 
@@ -89,7 +89,7 @@ export const runEndOutput = writeResult({
 
 export const runQueryInput = z.strictObject({
   actor_id: actorRef.optional(),
-  status: z.union([runStatus, z.array(runStatus).max(5)]).optional(),
+  status: z.union([runStatus, z.array(runStatus).max(6)]).optional(),
   kind: z.enum(['session', 'loop_tick', 'subagent']).optional(),
   root_run_id: runRef.optional().meta(docs('its subtree')),
   run_series_key: runKey.optional().describe('BULLPEN_RUN_GROUP'),
@@ -159,7 +159,7 @@ export const runTools = [
     room: 'runs',
     title: 'Keep a run alive',
     description:
-      'Marks your run alive, with head_sha, branch, counts and usage; a run silent 30 min is abandoned. Returns {run}. Use when working long.',
+      'Marks your run alive, with head_sha, branch, counts and usage; a run silent 30 min ends (abandoned if it holds leases). Returns {run}. Use when working long.',
     input: runHeartbeatInput,
     output: runHeartbeatOutput,
     kind: 'write',

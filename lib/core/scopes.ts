@@ -68,3 +68,7 @@ export function scopeFor(tool: Pick<ToolDef, 'room' | 'kind'>): string {
 export function describeScopes(scopes: Scopes): string {
   return scopes ? scopes.join(',') : 'everything';
 }
+
+
+// what a scoped key may read of the activity log (kept apart: the rooms' own files import it)
+export { activityReadable, roomReadable } from './scope-rooms';

@@ -61,6 +61,14 @@ export function mapDbError(err: unknown): ToolError {
   }
   switch (state) {
     case '23505':
+      if (e.constraint === 'actors_display_name_key') {
+        return toolError(
+          'ALREADY_EXISTS',
+          'display_name: another actor of that kind already has this name (display names are unique per kind in a workspace, ignoring case and spaces)',
+          'choose another display_name',
+          { fields: ['display_name'] },
+        );
+      }
       return toolError('ALREADY_EXISTS', `already exists${e.constraint ? ` (${e.constraint})` : ''}`);
     case '23503':
       return toolError('NOT_FOUND', 'a referenced object does not exist in this workspace', undefined, { constraint: e.constraint });

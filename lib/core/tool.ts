@@ -68,6 +68,11 @@ export type ToolDef<S extends z.ZodObject = z.ZodObject, O extends z.ZodType = z
    * search query). Gets the validated input with "me" resolved; returns the RPC's arguments.
    */
   prepare?: (input: Record<string, unknown>, ctx: ToolContext) => Promise<Record<string, unknown>>;
+  /**
+   * Narrows the RPC's answer to what the caller may see, for what SQL cannot know (a key's scopes
+   * live on the server): whoami's recent activity, for one.
+   */
+  narrow?: (output: Record<string, unknown>, ctx: ToolContext) => Record<string, unknown>;
   /** Tools answered without the database (guide). */
   run?: (input: z.infer<S>, ctx: RunContext) => z.input<O> | Promise<z.input<O>>;
 };

@@ -86,7 +86,13 @@ export const ENV_VARS = [
   // jobs
   { name: 'BULLPEN_JOBS', default: 'on', description: '`off` starts no job worker in this instance (others on the same database still run the jobs)', audience: 'server' },
   { name: 'BULLPEN_JOBS_POLL_MS', default: '500', description: 'how often an idle job worker looks for due jobs', audience: 'server' },
-  { name: 'BULLPEN_RUN_ABANDON_SECONDS', default: '1800', description: 'silence after which the reaper abandons a run and releases its leases', audience: 'server' },
+  {
+    name: 'BULLPEN_RUN_IDLE_SECONDS',
+    defaultText: '`1800`',
+    description: 'a run with no call (heartbeat, write or whoami) for this long is ended by the reaper: as `idle` when it holds nothing, as `abandoned` with its leases released when it holds some (at least 60)',
+    audience: 'server',
+  },
+  { name: 'BULLPEN_RUN_ABANDON_SECONDS', defaultText: 'unset', description: 'the older name of `BULLPEN_RUN_IDLE_SECONDS`, still read when that is unset', audience: 'server' },
   // what the first start creates
   { name: 'BULLPEN_WORKSPACE', default: 'default', description: 'slug of the workspace the first start creates', audience: 'server' },
   { name: 'BULLPEN_WORKSPACE_NAME', default: 'My workspace', description: 'name of the workspace the first start creates', audience: 'server' },

@@ -168,6 +168,11 @@ $$;
 create or replace trigger activity_append_only before update or delete on public.activity
   for each row execute function bullpen.refuse_mutation();
 
+-- TRUNCATE fires no row trigger: a statement trigger keeps the log append-only for every role,
+-- the table's owner included.
+create or replace trigger activity_no_truncate before truncate on public.activity
+  for each statement execute function bullpen.refuse_mutation();
+
 -- Every activity row is also a change event: ids only, far below NOTIFY's 8000-byte limit.
 create or replace function bullpen.emit_change() returns trigger
 language plpgsql
@@ -314,6 +319,40 @@ as $$
     'last_seen_at', a.last_seen_at, 'created_at', a.created_at)
 $$;
 
+/**
+ * What two display names are compared by: lower case, without spaces or invisible joiners. The
+ * unique index actors_display_name_key (supabase/migrations/0017_people.sql) writes the same
+ * expression out; tests/db/people.test.ts holds the two together.
+ */
+create or replace function bullpen.name_key(p text) returns text
+language sql immutable
+as $$ select lower(regexp_replace(p, '[[:space:]\u200b\u200c\u200d\u2060\ufeff]+', '', 'g')) $$;
+
+/**
+ * Refuses a display name that reads as another actor of the same kind in the workspace (case and
+ * spaces ignored): ALREADY_EXISTS naming the field and the actor that has it.
+ */
+create or replace function bullpen.assert_display_name_free(p_kind text, p_name text, p_except uuid, p_field text default 'display_name')
+returns void
+language plpgsql stable
+as $$
+declare
+  v public.actors;
+begin
+  select * into v from public.actors a
+   where a.tenant_id = bullpen.tenant_id() and a.kind = p_kind
+     and lower(regexp_replace(a.display_name, '[[:space:]\u200b\u200c\u200d\u2060\ufeff]+', '', 'g')) = bullpen.name_key(p_name)
+     and a.id is distinct from p_except
+   limit 1;
+  if v.id is not null then
+    perform bullpen.fail('ALREADY_EXISTS',
+      format('%s: "%s" reads as %s %s (%s): display names are unique per kind in a workspace, ignoring case and spaces',
+             p_field, p_name, p_kind, v.display_name, v.external_ref),
+      'choose another display_name', jsonb_build_object('actor_id', v.id, 'fields', jsonb_build_array(p_field)));
+  end if;
+end
+$$;
+
 -- Resolves an actor id inside the caller's tenant, or fails NOT_FOUND naming the field.
 create or replace function bullpen.require_actor_in_tenant(p_actor_id uuid, p_field text) returns uuid
 language plpgsql stable
@@ -373,6 +412,20 @@ begin
   if v_replay is not null then
     return v_replay;
   end if;
+  -- Only people create people: a human (or an email: reference, which a verified sign-in would
+  -- link to whoever owns that address) comes from an owner, an invitation or a sign-in.
+  if (p ->> 'kind' = 'human' or p ->> 'external_ref' ilike 'email:%')
+     and not exists (select 1 from public.actors c where c.tenant_id = bullpen.tenant_id() and c.id = v_me
+                        and c.kind = 'human' and c.is_owner) then
+    perform bullpen.fail('FORBIDDEN',
+      format('%s: only a workspace owner registers people; agents and services never create or change humans or email: actors',
+             case when p ->> 'kind' = 'human' then 'kind' else 'external_ref' end),
+      'a person joins by invitation (console Agents & keys, or bullpen human invite) or by signing in; register agents with kind "agent"',
+      jsonb_build_object('fields', jsonb_build_array(case when p ->> 'kind' = 'human' then 'kind' else 'external_ref' end)));
+  end if;
+  if not exists (select 1 from public.actors x where x.tenant_id = bullpen.tenant_id() and x.external_ref = p ->> 'external_ref') then
+    perform bullpen.assert_display_name_free(p ->> 'kind', coalesce(p ->> 'display_name', p ->> 'external_ref'), null);
+  end if;
   insert into public.actors as a (tenant_id, kind, external_ref, display_name, "group", role, capabilities)
   values (bullpen.tenant_id(), p ->> 'kind', p ->> 'external_ref',
           coalesce(p ->> 'display_name', p ->> 'external_ref'), p ->> 'group', p ->> 'role',
@@ -401,6 +454,9 @@ begin
                v_actor.display_name, v_actor.external_ref),
         'register with the profile it already has (actor_query shows it), or ask a workspace owner',
         jsonb_build_object('actor_id', v_actor.id));
+    end if;
+    if p ? 'display_name' then
+      perform bullpen.assert_display_name_free(v_actor.kind, p ->> 'display_name', v_actor.id);
     end if;
     update public.actors a
        set display_name = coalesce(p ->> 'display_name', a.display_name),
@@ -500,6 +556,10 @@ revoke all on function bullpen.idem_finish(jsonb, jsonb) from public, anon, auth
 grant execute on function bullpen.idem_finish(jsonb, jsonb) to bullpen_writer, service_role;
 revoke all on function bullpen.actor_json(public.actors) from public, anon, authenticated;
 grant execute on function bullpen.actor_json(public.actors) to bullpen_writer, service_role;
+revoke all on function bullpen.name_key(text) from public, anon, authenticated;
+grant execute on function bullpen.name_key(text) to bullpen_writer, service_role;
+revoke all on function bullpen.assert_display_name_free(text, text, uuid, text) from public, anon, authenticated;
+grant execute on function bullpen.assert_display_name_free(text, text, uuid, text) to bullpen_writer, service_role;
 revoke all on function bullpen.require_actor_in_tenant(uuid, text) from public, anon, authenticated;
 grant execute on function bullpen.require_actor_in_tenant(uuid, text) to bullpen_writer, service_role;
 revoke all on function bullpen.authenticate_key(text) from public, anon, authenticated;

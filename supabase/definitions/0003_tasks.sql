@@ -834,8 +834,9 @@ begin
    where tenant_id = v_task.tenant_id and id = v_task.id
   returning * into v_task;
   if p ->> 'note' is not null then
-    insert into public.comments (tenant_id, object_type, object_id, author_actor_id, body)
-    values (v_task.tenant_id, 'task', v_task.id, v_me, p ->> 'note');
+    -- the note joins the task's thread the way comment_add writes: mentions, comment.added, live
+    -- (written aside: the call's idempotency record watches the task.released row below)
+    perform bullpen.comment_write(bullpen.comment_target('task', v_task.id::text), p ->> 'note', null, '{}', true);
   end if;
   perform bullpen.log('task.released', 'task', v_task.id, v_task.project_id, coalesce(p ->> 'note', ''));
   return bullpen.idem_finish(p, jsonb_build_object('released', true, 'task', bullpen.task_json(v_task)));

@@ -28,6 +28,60 @@ begin
 end
 $$;
 
+/**
+ * Who a comment mentions: the ids it names explicitly and every actor of the workspace whose
+ * "@Display Name" appears in its body, each once, in that order.
+ */
+create or replace function bullpen.comment_mentions(p_tenant uuid, p_body text, p_explicit uuid[]) returns uuid[]
+language sql stable
+as $$
+  select coalesce(array_agg(m.id order by m.o, m.n), '{}') from (
+    select distinct on (x.id) x.id, x.o, x.n from (
+      select e.id, 0 as o, e.n from unnest(coalesce(p_explicit, '{}')) with ordinality e(id, n)
+      union all
+      select a.id, 1, row_number() over (order by lower(a.display_name), a.id)
+        from public.actors a
+       where position('@' in p_body) > 0 and a.tenant_id = p_tenant
+         and p_body ~* ('(^|[^[:alnum:]_])@'
+                        || regexp_replace(a.display_name, '([^[:alnum:][:space:]])', '\\\1', 'g')
+                        || '($|[^[:alnum:]_])')) x
+     order by x.id, x.o, x.n) m
+$$;
+
+/**
+ * Writes a comment the one way every surface does (comment_add, task_release's note, a review's
+ * requested changes): the row with its resolved mentions (the comments_notify trigger tells each
+ * one), and a comment.added row on the activity log, which is the change event the live thread
+ * listens for. p_aside: the call's own activity row comes first (see bullpen.log), so this one is
+ * written beside it and the call's idempotency record keeps watching its own object.
+ */
+create or replace function bullpen.comment_write(p_target jsonb, p_body text, p_parent uuid, p_mentions uuid[],
+                                                 p_aside boolean default false)
+returns public.comments
+language plpgsql
+as $$
+declare
+  v_comment public.comments;
+  v_summary text;
+  v_meta jsonb;
+begin
+  insert into public.comments (tenant_id, object_type, object_id, parent_comment_id, author_actor_id, body, mentions)
+  values (bullpen.tenant_id(), p_target ->> 'object_type', (p_target ->> 'object_id')::uuid, p_parent, bullpen.actor_id(),
+          p_body, bullpen.comment_mentions(bullpen.tenant_id(), p_body, p_mentions))
+  returning * into v_comment;
+  v_summary := format('on %s: %s', p_target ->> 'label', left(regexp_replace(v_comment.body, '\s+', ' ', 'g'), 140));
+  v_meta := jsonb_build_object('comment_id', v_comment.id, 'mentions', to_jsonb(v_comment.mentions));
+  if p_aside then
+    perform bullpen.log_aside(v_comment.tenant_id, 'comment.added', v_comment.object_type, v_comment.object_id,
+      (p_target ->> 'project_id')::uuid, v_summary, v_meta);
+  else
+    perform bullpen.log('comment.added', v_comment.object_type, v_comment.object_id, (p_target ->> 'project_id')::uuid,
+      v_summary, v_meta);
+  end if;
+  return v_comment;
+end
+$$;
+
 create or replace function public.comment_add(p jsonb) returns jsonb
 language plpgsql
 security definer
@@ -75,13 +129,8 @@ begin
       format('mentions[%s]', i));
     i := i + 1;
   end loop;
-  insert into public.comments (tenant_id, object_type, object_id, parent_comment_id, author_actor_id, body, mentions)
-  values (bullpen.tenant_id(), v_type, v_object, v_parent.id, bullpen.actor_id(), p ->> 'body', v_mentions)
-  returning * into v_comment;
+  v_comment := bullpen.comment_write(v_target, p ->> 'body', v_parent.id, v_mentions);
   select * into v_author from public.actors where tenant_id = v_comment.tenant_id and id = v_comment.author_actor_id;
-  perform bullpen.log('comment.added', v_type, v_object, v_project_id,
-    format('on %s: %s', v_label, left(regexp_replace(v_comment.body, '\s+', ' ', 'g'), 140)),
-    jsonb_build_object('comment_id', v_comment.id, 'mentions', to_jsonb(v_mentions)));
   return bullpen.idem_finish(p, jsonb_build_object(
     'comment_id', v_comment.id,
     'comment', jsonb_build_object('id', v_comment.id, 'object_type', v_comment.object_type, 'object_id', v_comment.object_id,
@@ -140,6 +189,10 @@ alter function public.comment_query(jsonb) owner to bullpen_writer;
 -- Execute rights, one function at a time: the API roles call RPCs, never helpers.
 revoke all on function bullpen.comment_target(text, text) from public, anon, authenticated;
 grant execute on function bullpen.comment_target(text, text) to bullpen_writer, service_role;
+revoke all on function bullpen.comment_mentions(uuid, text, uuid[]) from public, anon, authenticated;
+grant execute on function bullpen.comment_mentions(uuid, text, uuid[]) to bullpen_writer, service_role;
+revoke all on function bullpen.comment_write(jsonb, text, uuid, uuid[], boolean) from public, anon, authenticated;
+grant execute on function bullpen.comment_write(jsonb, text, uuid, uuid[], boolean) to bullpen_writer, service_role;
 revoke all on function public.comment_add(jsonb) from public, anon;
 grant execute on function public.comment_add(jsonb) to authenticated, service_role;
 revoke all on function public.comment_query(jsonb) from public, anon;

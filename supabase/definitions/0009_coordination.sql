@@ -1010,8 +1010,8 @@ begin
   if v_h.kind = 'review' and v_h.related_task_id is not null then
     select * into v_task from public.tasks where tenant_id = v_h.tenant_id and id = v_h.related_task_id for update;
     if v_choice = 'request_changes' then
-      insert into public.comments (tenant_id, object_type, object_id, author_actor_id, body)
-      values (v_task.tenant_id, 'task', v_task.id, v_me, left(format('Changes requested: %s', v_text), 20000));
+      perform bullpen.comment_write(bullpen.comment_target('task', v_task.id::text),
+        left(format('Changes requested: %s', v_text), 20000), null, '{}', true);
       if v_task.status = 'in_review' then
         -- in_review → in_progress is two legal moves of the state machine
         update public.tasks set status = 'todo' where tenant_id = v_task.tenant_id and id = v_task.id;

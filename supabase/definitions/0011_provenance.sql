@@ -353,6 +353,24 @@ language sql stable
 as $$ select case when bullpen.run_id() ~ '^[A-Za-z0-9._:@-]{1,128}$' then bullpen.run_id() end $$;
 
 /**
+ * A run belongs to the actor that started it: another actor naming it (a run header, a session id,
+ * BULLPEN_RUN_ID) is refused FORBIDDEN rather than writing into, or reviving, that actor's run.
+ */
+create or replace function bullpen.assert_own_run(v public.runs) returns public.runs
+language plpgsql stable
+as $$
+begin
+  if v.id is not null and bullpen.actor_id() is not null and v.actor_id <> bullpen.actor_id() then
+    perform bullpen.fail('FORBIDDEN',
+      format('run: %s belongs to another actor; a run belongs to the actor that started it', v.run_key),
+      'send a run key of your own in X-Bullpen-Run (BULLPEN_RUN_ID), or none: each connection gets a run of its own',
+      jsonb_build_object('run_key', v.run_key, 'fields', jsonb_build_array('run')));
+  end if;
+  return v;
+end
+$$;
+
+/**
  * Registers a run under the caller. For the caller's current run the claims say how: a parent run
  * (X-Bullpen-Parent-Run / BULLPEN_PARENT_RUN_ID) makes it a subagent run, a series
  * (X-Bullpen-Run-Group / BULLPEN_RUN_GROUP) a loop_tick whose whoami cursor starts where the
@@ -402,7 +420,7 @@ begin
   returning * into v;
   if v.id is null then
     select * into v from public.runs r where r.tenant_id = bullpen.tenant_id() and r.run_key = p_key;
-    return v;
+    return bullpen.assert_own_run(v);
   end if;
   -- children that registered before this run did hang under it from now on
   update public.runs r set parent_run_id = v.id
@@ -422,7 +440,8 @@ begin
   if v.id is null then
     return bullpen.register_run(p_key);
   end if;
-  if v.status = 'abandoned' then
+  perform bullpen.assert_own_run(v);
+  if v.status in ('abandoned', 'idle') then
     update public.runs r set status = 'running', ended_at = null, end_reason = null, last_active_at = now()
      where r.tenant_id = v.tenant_id and r.id = v.id returning * into v;
   end if;
@@ -440,20 +459,28 @@ create or replace function bullpen.activity_touch_run() returns trigger
 language plpgsql
 as $$
 declare
-  v_mark text := new.tenant_id::text || '/' || new.run_id || '/' || floor(extract(epoch from now()) / 30)::bigint::text;
+  v_mark text := new.tenant_id::text || '/' || coalesce(new.actor_id::text, '-') || '/' || new.run_id || '/'
+                 || floor(extract(epoch from now()) / 30)::bigint::text;
   v_status text;
   v_last timestamptz;
+  v_owner uuid;
 begin
   if current_setting('bullpen.run_touched', true) is not distinct from v_mark then
     return new;
   end if;
-  select r.status, r.last_active_at into v_status, v_last
+  select r.status, r.last_active_at, r.actor_id into v_status, v_last, v_owner
     from public.runs r where r.tenant_id = new.tenant_id and r.run_key = new.run_id;
+  if v_owner is not null and new.actor_id is not null and v_owner <> new.actor_id then
+    perform bullpen.fail('FORBIDDEN',
+      format('run: %s belongs to another actor; a run belongs to the actor that started it', new.run_id),
+      'send a run key of your own in X-Bullpen-Run (BULLPEN_RUN_ID), or none: each connection gets a run of its own',
+      jsonb_build_object('run_key', new.run_id, 'fields', jsonb_build_array('run')));
+  end if;
   if v_status is null then
     if new.run_id = bullpen.run_key() and bullpen.actor_id() is not null and new.tenant_id = bullpen.tenant_id() then
       perform bullpen.register_run(new.run_id);
     end if;
-  elsif v_status = 'abandoned' then
+  elsif v_status in ('abandoned', 'idle') then
     update public.runs r set status = 'running', ended_at = null, end_reason = null, last_active_at = now()
      where r.tenant_id = new.tenant_id and r.run_key = new.run_id;
   elsif v_status = 'running' and v_last < now() - interval '30 seconds' then
@@ -556,7 +583,7 @@ begin
   if v.id is null then
     v := bullpen.register_run(bullpen.run_key());
   end if;
-  return v;
+  return bullpen.assert_own_run(v);
 end
 $$;
 
@@ -867,7 +894,7 @@ begin
     perform bullpen.fail('CONFLICT', format('run %s has ended (%s)', v_run.run_key, v_run.status),
       'a finished run takes no heartbeats: start a new run (a new X-Bullpen-Run)', jsonb_build_object('status', v_run.status));
   end if;
-  v_revived := v_run.status = 'abandoned';
+  v_revived := v_run.status in ('abandoned', 'idle');
   if p ->> 'remote_url' is not null then
     v_repo := (bullpen.repository_for_remote(p ->> 'remote_url', 'remote_url')).id;
   end if;
@@ -1659,12 +1686,24 @@ alter function bullpen.attachment_file(uuid) owner to bullpen_writer;
 -- Activity: activity_log, activity_query
 -- ---------------------------------------------------------------------------------------------
 
-/** Verbs Bullpen writes itself; a milestone may not pose as one of them. */
+/**
+ * The verb families Bullpen writes itself; a milestone may not pose as one of them, so the log
+ * cannot be forged. tests/db/people.test.ts reads every verb the SQL and the server write (and
+ * every notification kind) out of the sources and fails when one of them is missing here.
+ */
+create or replace function bullpen.reserved_verb_families() returns text[]
+language sql immutable
+as $$
+  select array['actor', 'attachment', 'backup', 'code_ref', 'comment', 'decision', 'export', 'feature_request',
+    'handoff', 'import', 'inbox', 'job', 'key', 'knowledge', 'lease', 'memory', 'note', 'notification', 'pr',
+    'project', 'repo', 'review', 'run', 'session', 'signin', 'skill', 'sweep', 'task', 'workspace']
+$$;
+
+/** Whether a verb belongs to a family Bullpen writes itself (bullpen.reserved_verb_families). */
 create or replace function bullpen.reserved_verb(p_verb text) returns boolean
 language sql immutable
 as $$
-  select split_part(p_verb, '.', 1) in ('task', 'project', 'comment', 'actor', 'run', 'repo', 'code_ref', 'pr',
-    'attachment', 'feature_request', 'decision', 'handoff', 'note', 'knowledge', 'notification', 'skill')
+  select lower(split_part(p_verb, '.', 1)) = any (bullpen.reserved_verb_families())
 $$;
 
 create or replace function public.activity_log(p jsonb) returns jsonb
@@ -1687,7 +1726,9 @@ begin
     return v_replay;
   end if;
   if bullpen.reserved_verb(p ->> 'verb') then
-    perform bullpen.fail('VALIDATION_ERROR', format('verb: %s.* is written by Bullpen itself', split_part(p ->> 'verb', '.', 1)),
+    perform bullpen.fail('VALIDATION_ERROR',
+      format('verb: %s.* is written by Bullpen itself, so the log cannot be forged (reserved: %s)',
+             split_part(p ->> 'verb', '.', 1), array_to_string(bullpen.reserved_verb_families(), ', ')),
       'use a verb of your own for a milestone, e.g. "deploy.finished" or "tests.passed"');
   end if;
   if p ->> 'run_id' is not null then
@@ -1993,29 +2034,38 @@ alter function bullpen.feature_request_triage(jsonb) owner to bullpen_writer;
 -- ---------------------------------------------------------------------------------------------
 
 /**
- * Abandons runs that have been silent (no heartbeat, no write) for p_after, oldest first, at most
- * p_limit per call, and releases the task leases they hold: each task drops back to todo,
- * unassigned, with an activity row that says which run went silent and since when. Runs across
- * every workspace (the server's connection, no claims); rows locked by a concurrent sweep are
- * skipped. Returns {abandoned, released}.
+ * Ends runs that have been silent (no heartbeat, no write, no whoami) for p_after, oldest first, at
+ * most p_limit per call. A silent run that holds task leases is abandoned and its leases released:
+ * each task drops back to todo, unassigned, with an activity row that says which run went silent
+ * and since when. A silent run that holds nothing (a connection that went away) ends as idle. Runs
+ * across every workspace (the server's connection, no claims); rows locked by a concurrent sweep
+ * are skipped. Either comes back to running on its actor's next write. Returns {abandoned, idle,
+ * released}.
  */
 create or replace function bullpen.reap_runs(p_after interval, p_limit int default 1000) returns jsonb
 language plpgsql
 as $$
 declare
   v_abandoned int;
+  v_idle int;
   v_released int;
 begin
   with stale as (
-    select r.tenant_id, r.id from public.runs r
+    select r.tenant_id, r.id,
+           exists (select 1 from public.tasks t
+                    where t.tenant_id = r.tenant_id and t.lease_run_key = r.run_key and t.lease_actor_id = r.actor_id
+                      and t.status = 'in_progress') as holds
+      from public.runs r
      where r.status = 'running' and r.last_active_at < now() - p_after
      order by r.last_active_at
      limit greatest(1, p_limit)
-     for update skip locked
+     for update of r skip locked
   ), gone as (
     update public.runs r
-       set status = 'abandoned', ended_at = now(),
-           end_reason = format('no heartbeat or write since %s', to_char(r.last_active_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"'))
+       set status = case when s.holds then 'abandoned' else 'idle' end, ended_at = now(),
+           end_reason = case when s.holds
+             then format('no heartbeat or write since %s', to_char(r.last_active_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"'))
+             else format('idle: no call since %s', to_char(r.last_active_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"')) end
       from stale s
      where r.tenant_id = s.tenant_id and r.id = s.id
     returning r.*
@@ -2025,15 +2075,18 @@ begin
            assignee_actor_id = case when t.assignee_actor_id = t.lease_actor_id then null else t.assignee_actor_id end,
            lease_actor_id = null, lease_expires_at = null
       from gone g
-     where t.tenant_id = g.tenant_id and t.lease_run_key = g.run_key and t.lease_actor_id = g.actor_id
+     where g.status = 'abandoned' and t.tenant_id = g.tenant_id and t.lease_run_key = g.run_key and t.lease_actor_id = g.actor_id
        and t.status = 'in_progress'
     returning t.tenant_id, t.id, t.project_id, t.seq, g.id as run_id, g.run_key, g.actor_id, g.last_active_at
   ), run_rows as (
     insert into public.activity (tenant_id, verb, object_type, object_id, summary, severity, metadata)
-    select g.tenant_id, 'run.abandoned', 'run', g.id,
-           format('%s went silent (no heartbeat or write since %s)', g.run_key,
-                  to_char(g.last_active_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"')),
-           'warn',
+    select g.tenant_id, case when g.status = 'abandoned' then 'run.abandoned' else 'run.idle' end, 'run', g.id,
+           case when g.status = 'abandoned'
+             then format('%s went silent (no heartbeat or write since %s)', g.run_key,
+                         to_char(g.last_active_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"'))
+             else format('%s ended idle (no call since %s)', g.run_key,
+                         to_char(g.last_active_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"')) end,
+           case when g.status = 'abandoned' then 'warn' else 'info' end,
            jsonb_build_object('run_key', g.run_key, 'actor_id', g.actor_id, 'last_active_at', g.last_active_at,
                               'released', (select count(*) from freed f where f.run_id = g.id))
       from gone g
@@ -2049,8 +2102,10 @@ begin
       from freed f
     returning 1
   )
-  select (select count(*) from gone), (select count(*) from freed) into v_abandoned, v_released;
-  return jsonb_build_object('abandoned', v_abandoned, 'released', v_released);
+  select (select count(*) from gone where gone.status = 'abandoned'), (select count(*) from gone where gone.status = 'idle'),
+         (select count(*) from freed)
+    into v_abandoned, v_idle, v_released;
+  return jsonb_build_object('abandoned', v_abandoned, 'idle', v_idle, 'released', v_released);
 end
 $$;
 
@@ -2086,6 +2141,8 @@ revoke all on function bullpen.resolve_repository(text, text, text) from public,
 grant execute on function bullpen.resolve_repository(text, text, text) to bullpen_writer, service_role;
 revoke all on function bullpen.run_key() from public, anon, authenticated;
 grant execute on function bullpen.run_key() to bullpen_writer, service_role;
+revoke all on function bullpen.assert_own_run(public.runs) from public, anon, authenticated;
+grant execute on function bullpen.assert_own_run(public.runs) to bullpen_writer, service_role;
 revoke all on function bullpen.register_run(text) from public, anon, authenticated;
 grant execute on function bullpen.register_run(text) to bullpen_writer, service_role;
 revoke all on function bullpen.ensure_run(text) from public, anon, authenticated;
@@ -2128,6 +2185,8 @@ revoke all on function bullpen.named_run(jsonb) from public, anon, authenticated
 grant execute on function bullpen.named_run(jsonb) to bullpen_writer, service_role;
 revoke all on function bullpen.code_ref_upsert(jsonb, text, text, text) from public, anon, authenticated;
 grant execute on function bullpen.code_ref_upsert(jsonb, text, text, text) to bullpen_writer, service_role;
+revoke all on function bullpen.reserved_verb_families() from public, anon, authenticated;
+grant execute on function bullpen.reserved_verb_families() to bullpen_writer, service_role;
 revoke all on function bullpen.reserved_verb(text) from public, anon, authenticated;
 grant execute on function bullpen.reserved_verb(text) to bullpen_writer, service_role;
 revoke all on function bullpen.feature_request_notify(public.feature_requests, text) from public, anon, authenticated;

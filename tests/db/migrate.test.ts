@@ -184,6 +184,48 @@ describe('an upgrade from release 0.1.0', () => {
   });
 });
 
+describe('an upgrade over actors that share a display name', () => {
+  it('keeps every actor, renames the later look-alikes, and then holds names unique per kind', async () => {
+    const old = await openFixture();
+    const [ws] = await old.query<{ id: string }>(`select id from public.tenants where slug = 'fixture'`);
+    const [builder] = await old.query<{ display_name: string }>(`select display_name from public.actors where external_ref = 'agent:builder'`);
+    expect(builder.display_name).toBe('Builder');
+    // names an earlier release let through: the same name in another case or spacing, and a
+    // name that the renaming's first suffix would collide with
+    const add = (ref: string, kind: string, name: string, minutes: number) =>
+      old.query(`insert into public.actors (tenant_id, kind, external_ref, display_name, created_at) values ($1, $2, $3, $4, now() + make_interval(mins => $5))`, [
+        ws.id, kind, ref, name, minutes,
+      ]);
+    await add('dup:one', 'agent', 'builder', 1);
+    await add('dup:two', 'agent', 'B U I L D E R', 2);
+    await add('dup:suffix', 'agent', 'Builder (2)', 0);
+    await add('dup:human', 'human', 'Builder', 3);
+    const [{ n: before }] = await old.query<{ n: number }>(`select count(*)::int as n from public.actors`);
+    await migrate(old);
+    const [{ n: after }] = await old.query<{ n: number }>(`select count(*)::int as n from public.actors`);
+    expect(after).toBe(before);
+    const names = Object.fromEntries(
+      (await old.query<{ external_ref: string; display_name: string }>(`select external_ref, display_name from public.actors where tenant_id = $1`, [ws.id])).map((r) => [
+        r.external_ref,
+        r.display_name,
+      ]),
+    );
+    expect(names).toMatchObject({
+      'agent:builder': 'Builder',
+      'dup:suffix': 'Builder (2)',
+      'dup:one': 'builder (3)',
+      'dup:two': 'B U I L D E R (4)',
+      'dup:human': 'Builder',
+    });
+    const renamed = await old.query<{ metadata: { from: string; to: string } }>(`select metadata from public.activity where verb = 'actor.renamed' order by id`);
+    expect(renamed.map((r) => r.metadata)).toEqual([
+      expect.objectContaining({ from: 'builder', to: 'builder (3)' }),
+      expect.objectContaining({ from: 'B U I L D E R', to: 'B U I L D E R (4)' }),
+    ]);
+    await expect(add('dup:late', 'agent', 'BUILDER', 4)).rejects.toMatchObject({ constraint: 'actors_display_name_key' });
+  });
+});
+
 describe('migrate', () => {
   function copySupabase(): string {
     const dir = mkdtempSync(path.join(tmpdir(), 'bullpen-sql-'));

@@ -19,7 +19,7 @@ describe('whoami', () => {
     const r = ok(await t.agent.call('whoami'));
     expect(r.actor).toMatchObject({ id: t.agent.id, kind: 'agent', external_ref: `agent:${t.slug}` });
     expect(r.tenant).toEqual({ id: t.id, slug: t.slug, name: t.slug });
-    expect(r.run_id).toBe('run-test');
+    expect(r.run_id).toBe(t.agent.claims.run_id);
     expect(r.open_tasks).toEqual([]);
     expect(r.inbox).toEqual([]);
     expect(r.inbox_count).toBe(0);
@@ -208,7 +208,7 @@ describe('register_actor', () => {
 
   it('refuses the same external_ref with another kind (CONFLICT naming the existing actor)', async () => {
     const t = await seedTenant(db);
-    const a = ok(await t.agent.call('register_actor', { external_ref: 'someone', kind: 'human' }));
+    const a = ok(await t.human.call('register_actor', { external_ref: 'someone', kind: 'human' }));
     const e = fails(await t.agent.call('register_actor', { external_ref: 'someone', kind: 'agent' }), 'CONFLICT');
     expect(e.message).toContain('human');
     expect(e.details).toEqual({ actor_id: a.actor.id });
@@ -220,7 +220,7 @@ describe('register_actor', () => {
     const a = await seedTenant(db);
     const b = await seedTenant(db);
     const ra = ok(await a.agent.call('register_actor', { external_ref: 'shared-ref', kind: 'agent' }));
-    const rb = ok(await b.agent.call('register_actor', { external_ref: 'shared-ref', kind: 'human' }));
+    const rb = ok(await b.human.call('register_actor', { external_ref: 'shared-ref', kind: 'human' }));
     expect(rb.created).toBe(true);
     expect(rb.actor.id).not.toBe(ra.actor.id);
   });
@@ -260,7 +260,7 @@ describe('actor_query', () => {
       { external_ref: 'q:dan', kind: 'service', display_name: 'Dan', capabilities: ['sql', 'ts'] },
       { external_ref: 'q:eve', kind: 'agent', display_name: 'Eve' },
     ]) {
-      ok(await t.agent.call('register_actor', a));
+      ok(await (a.kind === 'human' ? t.human : t.agent).call('register_actor', a));
     }
   });
 

@@ -62,12 +62,13 @@ describe('lazy registration', () => {
     expect(tree.subtree.map((r: { run_key: string; depth: number }) => [r.run_key, r.depth])).toEqual([['child-early', 1]]);
   });
 
-  it('a write revives an abandoned run', async () => {
+  it('a write revives a run the reaper ended', async () => {
     const a = asRun(T.agent, { run_id: 'revive-me' });
     ok(await a.call('task_create', { project_id: 'RN', title: 'alive' }));
     await silence('revive-me', 7200);
     await reapRuns(db, { afterSeconds: 1800 });
-    expect((await run('revive-me')).status).toBe('abandoned');
+    // it held no lease: the connection went away, and the run ended idle
+    expect(await run('revive-me')).toMatchObject({ status: 'idle', end_reason: expect.stringContaining('idle: no call since') });
     // A connection remembers the last run it saw for 30 s and skips the lookup meanwhile; in real
     // time a run the reaper abandons has been silent far longer. Another run's write moves it on.
     ok(await asRun(T.agent, { run_id: 'revive-other' }).call('task_create', { project_id: 'RN', title: 'meanwhile' }));
@@ -140,7 +141,7 @@ describe('run_heartbeat', () => {
     expect(fails(await T.agent.call('run_heartbeat', { remote_url: '/home/me/repo' }), 'VALIDATION_ERROR').message).toContain('remote_url');
   });
 
-  it('brings an abandoned run back and says so in the log', async () => {
+  it('brings an idle run back and says so in the log', async () => {
     const a = asRun(T.agent, { run_id: 'lazarus' });
     ok(await a.call('run_heartbeat', {}));
     await silence('lazarus', 7200);
@@ -148,7 +149,7 @@ describe('run_heartbeat', () => {
     const back = ok(await a.call('run_heartbeat', {}));
     expect(back).toMatchObject({ revived: true, run: { status: 'running' } });
     const log = ok(await T.agent.call('activity_query', { object_type: 'run', object_id: back.run.id }));
-    expect(log.activity.map((e: { verb: string }) => e.verb)).toEqual(['run.resumed', 'run.abandoned']);
+    expect(log.activity.map((e: { verb: string }) => e.verb)).toEqual(['run.resumed', 'run.idle']);
   });
 });
 
@@ -318,7 +319,7 @@ describe('the reaper', () => {
     const live = asRun(T.agent, { run_id: 'job-swept' });
     const t = ok(await live.call('task_create', { project_id: 'RN', title: 'held by a run that will go silent' }));
     ok(await live.call('task_claim', { task_id: t.task_id }));
-    process.env.BULLPEN_RUN_ABANDON_SECONDS = '600';
+    process.env.BULLPEN_RUN_IDLE_SECONDS = '600';
     try {
       await silence('job-swept', 700);
       // start() schedules the recurring kinds (due now); draining runs the sweep, which schedules its next run
@@ -327,7 +328,7 @@ describe('the reaper', () => {
       await w.drain();
       await waitFor(async () => (await run('job-swept')).status === 'abandoned');
     } finally {
-      delete process.env.BULLPEN_RUN_ABANDON_SECONDS;
+      delete process.env.BULLPEN_RUN_IDLE_SECONDS;
     }
     expect(ok(await T.human.call('task_get', { task_id: t.task_id })).task.status).toBe('todo');
     const next = await db.query<{ n: number }>(`select count(*)::int as n from bullpen.jobs where kind = 'sweep.runs' and status = 'pending' and run_at > now()`);
@@ -338,6 +339,8 @@ describe('the reaper', () => {
     for (let i = 0; i < 5; i++) ok(await asRun(T.agent, { run_id: `batch-${i}` }).call('run_heartbeat', {}));
     await db.query(`update public.runs set last_active_at = now() - interval '2 hours' where tenant_id = $1 and run_key like 'batch-%'`, [T.id]);
     const swept = await reapRuns(db, { afterSeconds: 1800, batch: 2 });
-    expect(swept).toMatchObject({ abandoned: 5, batches: 3 });
+    // they held nothing: each ends idle
+    expect(swept).toMatchObject({ abandoned: 0, idle: 5, batches: 3 });
+    expect((await run('batch-0')).status).toBe('idle');
   });
 });

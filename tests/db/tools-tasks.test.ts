@@ -793,7 +793,8 @@ describe('task_get', () => {
     expect(r.comments).toEqual([
       expect.objectContaining({ body: 'context for whoever is next', author_actor_id: t.agent.id, author: `Agent ${t.slug}`, author_kind: 'agent' }),
     ]);
-    expect(r.activity.map((a: any) => a.verb)).toEqual(['task.released', 'task.assigned', 'task.created']);
+    // the release note is a comment on the thread, written the way comment_add writes one
+    expect(r.activity.map((a: any) => a.verb)).toEqual(['task.released', 'comment.added', 'task.assigned', 'task.created']);
     expect(r.activity[0]).toMatchObject({ actor_id: t.agent.id, summary: 'context for whoever is next' });
     expect(r.code_refs).toEqual([]);
     expect(r).not.toHaveProperty('brief');

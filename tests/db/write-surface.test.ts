@@ -149,19 +149,25 @@ describe('anon', () => {
 });
 
 describe('rules inside a workspace', () => {
+  let peerId: string;
+  beforeAll(async () => {
+    peerId = (ok(await A.human.call('register_actor', { external_ref: `peer:${A.slug}`, kind: 'agent', display_name: `Peer ${A.slug}` })) as { actor: { id: string } }).actor.id;
+  });
   it('register_actor cannot rename, re-role or regroup another actor', async () => {
     for (const patch of [{ display_name: 'Renamed' }, { role: 'admin' }, { group: 'elsewhere' }, { capabilities: ['all'] }]) {
       const e = fails(await A.agent.call('register_actor', { external_ref: `human:${A.slug}`, kind: 'human', ...patch }), 'FORBIDDEN');
-      expect(e.message).toContain('only that actor or a workspace owner');
-      proofs++;
+      expect(e.message).toContain('only a workspace owner registers people');
+      const peer = fails(await A.agent.call('register_actor', { external_ref: `peer:${A.slug}`, kind: 'agent', ...patch }), 'FORBIDDEN');
+      expect(peer.message).toContain('only that actor or a workspace owner');
+      proofs += 2;
     }
     const [row] = await db.query<{ display_name: string; role: string | null }>('select display_name, role from public.actors where id = $1', [A.human.id]);
     expect(row).toEqual({ display_name: `Human ${A.slug}`, role: null });
   });
 
   it('register_actor still converges when the profile is the same, and lets an actor change its own', async () => {
-    const same = ok(await A.agent.call('register_actor', { external_ref: `human:${A.slug}`, kind: 'human', display_name: `Human ${A.slug}` }));
-    expect(same).toMatchObject({ created: false, actor: { id: A.human.id } });
+    const same = ok(await A.agent.call('register_actor', { external_ref: `peer:${A.slug}`, kind: 'agent', display_name: `Peer ${A.slug}` }));
+    expect(same).toMatchObject({ created: false, actor: { id: peerId } });
     const own = ok(await A.agent.call('register_actor', { external_ref: `agent:${A.slug}`, kind: 'agent', role: 'builder' }));
     expect(own.actor).toMatchObject({ id: A.agent.id, role: 'builder' });
     proofs += 2;

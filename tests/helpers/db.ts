@@ -119,7 +119,8 @@ export function assertOutput(tool: string, env: Envelope): Envelope {
   return env;
 }
 
-function actorHandle(db: Db, tenantId: string, id: string, kind: 'agent' | 'human', runId = 'run-test'): Actor {
+// each actor its own run: a run belongs to the actor that started it
+function actorHandle(db: Db, tenantId: string, id: string, kind: 'agent' | 'human', runId = `run-test-${id.slice(0, 8)}`): Actor {
   const claims: Claims = { sub: id, role: 'authenticated', tenant_id: tenantId, actor_id: id, run_id: runId, kind };
   const ctx = { db, claims };
   return { id, claims, ctx, call: async (tool, input = {}) => assertOutput(tool, await execute(ctx, tool, input)) };
