@@ -1,4 +1,4 @@
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -186,7 +186,8 @@ export async function importCmd(argv: string[]): Promise<number> {
     try {
       res = await fetch(`${live.url}/api/admin/import${params.size ? `?${params}` : ''}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-bullpen-admin-token': live.admin_token },
+        // the front door wants a declared length (it refuses a chunked body on this route)
+        headers: { 'content-type': 'application/json', 'content-length': String(statSync(positionals[0]).size), 'x-bullpen-admin-token': live.admin_token },
         body: Readable.toWeb(createReadStream(positionals[0])) as ReadableStream<Uint8Array>,
         duplex: 'half',
       } as RequestInit & { duplex: 'half' });

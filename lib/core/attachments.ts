@@ -32,7 +32,7 @@ export const attachAddInput = z
       .describe('kind "file": a path the server issued (POST /api/files uploads and attaches; or another file attachment\'s storage_path)'),
     title: z.string().min(1).max(500).optional(),
     filename: z.string().min(1).max(255).optional(),
-    mime_type: z.string().min(1).max(255).regex(MEDIA_TYPE, 'not a media type (type/subtype[; name=value])').optional(),
+    mime_type: z.string().min(1).max(255).regex(MEDIA_TYPE, 'not a media type (type/subtype[; name=value])').optional().describe('a media type, e.g. text/plain'),
     size_bytes: z.number().int().min(0).max(1e13).optional(),
     idempotency_key: idempotencyKey.optional(),
   })
