@@ -226,11 +226,11 @@ export async function uploadAndAttach(
 ): Promise<Envelope> {
   if (input.declared_bytes != null && input.declared_bytes > limit) return tooLarge(limit);
   if (!input.object_type || !input.object_id) {
-    return { ok: false, error: toolError('VALIDATION_ERROR', 'object_type and object_id: name what the file is attached to', 'e.g. ?object_type=task&object_id=PAY-3') };
+    return { ok: false, error: toolError('VALIDATION_ERROR', 'object_type and object_id: name what the file is attached to', 'e.g. ?object_type=task&object_id=PAY-3', { fields: ['object_type', 'object_id'].filter((f) => !input[f as 'object_type' | 'object_id']) }) };
   }
   const data = await readLimited(body, limit);
   if (!data) return tooLarge(limit);
-  if (data.byteLength === 0) return { ok: false, error: toolError('VALIDATION_ERROR', 'file: the upload is empty', 'send the file as the request body') };
+  if (data.byteLength === 0) return { ok: false, error: toolError('VALIDATION_ERROR', 'file: the upload is empty', 'send the file as the request body', { fields: ['file'] }) };
   const filename = safeFilename(input.filename || 'file');
   const declaredType = (input.content_type || 'application/octet-stream').split(';')[0].trim().toLowerCase() || 'application/octet-stream';
   if (!MEDIA_TYPE.test(declaredType)) {

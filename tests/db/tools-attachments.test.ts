@@ -283,7 +283,10 @@ describe('files', () => {
     });
     fails(await uploadAndAttach(who(), { object_type: 'task', object_id: 'EV-1', filename: 'streamed.bin' }, stream, store, 1024), 'PAYLOAD_TOO_LARGE');
     expect(readdirSync(path.join(dir, T.id))).toHaveLength(before);
-    fails(await uploadAndAttach(who(), { object_type: 'task', object_id: 'EV-1', filename: 'empty.txt' }, new Uint8Array(), store, 1024), 'VALIDATION_ERROR');
+    expect(fails(await uploadAndAttach(who(), { object_type: 'task', object_id: 'EV-1', filename: 'empty.txt' }, new Uint8Array(), store, 1024), 'VALIDATION_ERROR').details).toEqual({ fields: ['file'] });
+    expect(fails(await uploadAndAttach(who(), { object_type: 'task', object_id: '', filename: 'x.txt' }, new Uint8Array([1]), store, 1024), 'VALIDATION_ERROR').details).toEqual({ fields: ['object_id'] });
+    // an upload's Content-Type is a media type too
+    expect(fails(await uploadAndAttach(who(), { object_type: 'task', object_id: 'EV-1', filename: 'x.txt', content_type: 'text plain' }, new Uint8Array([1]), store, 1024), 'VALIDATION_ERROR').details).toEqual({ fields: ['content_type'] });
   });
 
   it('over HTTP: POST /api/files with a bearer key attaches (201), 413 over the limit, 404 for an unknown task', async () => {
