@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -184,28 +185,54 @@ export async function importCmd(argv: string[]): Promise<number> {
     console.error(`bullpen: no such file: ${positionals[0]}`);
     return EXIT.USAGE;
   }
-  let doc: unknown;
-  try {
-    doc = JSON.parse(await readFile(positionals[0], 'utf8'));
-  } catch (err) {
-    console.error(`bullpen: ${positionals[0]} is not JSON: ${(err as Error).message}`);
-    return EXIT.USAGE;
-  }
   let r: ImportResult;
-  try {
-    r = (
-      await adminStep('import', { export: doc, workspace: values.workspace, name: values.name }, (db) =>
-        importWorkspace(db, doc, { slug: values.workspace, name: values.name }),
-      )
-    ).result;
-  } catch (err) {
-    return refused(err);
+  const live = await readLiveServer();
+  if (live) {
+    // the running server holds the database: stream the file to it as it is, never parsed or copied here
+    const params = new URLSearchParams();
+    if (values.workspace) params.set('workspace', values.workspace);
+    if (values.name) params.set('name', values.name);
+    let res: Response;
+    try {
+      res = await fetch(`${live.url}/api/admin/import${params.size ? `?${params}` : ''}`, {
+        method: 'POST',
+        // the front door wants a declared length (it refuses a chunked body on this route)
+        headers: { 'content-type': 'application/json', 'content-length': String(statSync(positionals[0]).size), 'x-bullpen-admin-token': live.admin_token },
+        body: Readable.toWeb(createReadStream(positionals[0])) as ReadableStream<Uint8Array>,
+        duplex: 'half',
+      } as RequestInit & { duplex: 'half' });
+    } catch (err) {
+      console.error(`bullpen: the running server at ${live.url} could not be reached: ${(err as Error).message}`);
+      return EXIT.RETRYABLE;
+    }
+    const env = (await res.json().catch(() => null)) as ({ ok: true } & ImportResult) | { ok: false; error?: { code: string; message: string; hint: string; retryable: boolean } } | null;
+    if (!env?.ok) {
+      if (env?.error) return refused(new DataError(env.error as never));
+      console.error(`bullpen: the running server answered HTTP ${res.status}`);
+      return EXIT.FAILED;
+    }
+    const { ok: _ok, ...result } = env;
+    r = result;
+  } else {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(await readFile(positionals[0], 'utf8'));
+    } catch (err) {
+      console.error(`bullpen: ${positionals[0]} is not JSON: ${(err as Error).message}`);
+      return EXIT.USAGE;
+    }
+    try {
+      r = (await adminStep('import', { export: doc, workspace: values.workspace, name: values.name }, (db) => importWorkspace(db, doc, { slug: values.workspace, name: values.name }))).result;
+    } catch (err) {
+      return refused(err);
+    }
   }
   if (values.json) console.log(JSON.stringify(r));
   else {
     const counts = Object.entries(r.counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k.replace(/_/g, ' ')}`);
     console.log(
       `Imported into workspace ${r.workspace.slug}${r.created_workspace ? ' (created now)' : ''}: ${counts.join(', ') || 'no rows'}.\n` +
+        (r.files?.missing ? `${r.files.missing} stored file(s) had no bytes in the file: their attachments are listed but do not download.\n` : '') +
         `Agents need new keys: npx bullpen agent add NAME --workspace ${r.workspace.slug}`,
     );
   }

@@ -4,6 +4,18 @@ import { cursor, idempotencyKey, limit, uuid } from './fields';
 import { attachmentRow, id, nextCursor, writeResult } from './rows';
 
 const objectType = z.enum(['project', 'task', 'decision', 'note', 'comment', 'handoff']);
+
+/**
+ * A media type as RFC 6838 writes it: type/subtype with optional `;name=value` parameters (a token
+ * or a quoted string of printable ASCII). The same grammar as bullpen.is_media_type in SQL; no line
+ * break fits it, so it is safe in a Content-Type header.
+ */
+export const MEDIA_TYPE =
+  /^[A-Za-z0-9][-A-Za-z0-9!#$&^_.+]{0,126}\/[A-Za-z0-9][-A-Za-z0-9!#$&^_.+]{0,126}( *; *[A-Za-z0-9][-A-Za-z0-9!#$&^_.+]{0,126}=([-A-Za-z0-9!#$%&'*+.^_`|~]+|"([\] !#-[^-~]|\\[ -~])*"))*$/;
+
+/** Control and bidirectional-formatting characters, which names lose (the same set as bullpen.printable_name). */
+export const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
+
 const objectRef = z.string().min(1).max(64).describe('PAY-12, PAY or uuid');
 
 export const attachAddInput = z
@@ -12,10 +24,15 @@ export const attachAddInput = z
     object_id: objectRef,
     kind: z.enum(['file', 'link']),
     url: z.url({ protocol: /^https?$/ }).max(2000).optional().describe('required for kind "link"'),
-    storage_path: z.string().min(1).max(1000).optional().describe('required for kind "file"'),
+    storage_path: z
+      .string()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe('kind "file": a path the server issued (POST /api/files uploads and attaches; or another file attachment\'s storage_path)'),
     title: z.string().min(1).max(500).optional(),
     filename: z.string().min(1).max(255).optional(),
-    mime_type: z.string().min(1).max(255).optional(),
+    mime_type: z.string().min(1).max(255).regex(MEDIA_TYPE, 'not a media type (type/subtype[; name=value])').optional().describe('a media type, e.g. text/plain'),
     size_bytes: z.number().int().min(0).max(1e13).optional(),
     idempotency_key: idempotencyKey.optional(),
   })

@@ -1,9 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { toolError, type ToolError } from '../core/errors';
 import { mapDbError } from '../core/sql-errors';
 import type { Db } from '../db/types';
-import { ensureWorkspace, slugify } from './workspace';
+import { fileStore, sha256Hex, type FileStore } from './files';
+import { slugify } from './workspace';
 
 /**
  * A workspace as a file people can keep: every row the workspace owns, table by table, as JSON
@@ -53,6 +54,8 @@ export const EXPORT_TABLES: readonly ExportTable[] = [
   { table: 'public.runs', tenant: 'tenant_id' },
   { table: 'public.code_refs', tenant: 'tenant_id' },
   { table: 'public.attachments', tenant: 'tenant_id' },
+  // the bytes the server holds for file attachments (the bytes themselves travel in `files`)
+  { table: 'public.stored_files', tenant: 'tenant_id' },
   { table: 'public.feature_requests', tenant: 'tenant_id' },
   // the history: who did what, in order (ids are renumbered on import, the order is kept)
   { table: 'public.activity', tenant: 'tenant_id' },
@@ -69,7 +72,17 @@ export const NOT_EXPORTED: Readonly<Record<string, string>> = {
 };
 
 export const EXPORT_FORMAT = 'bullpen.workspace-export';
-export const EXPORT_VERSION = 1;
+/**
+ * The version this release writes. Every earlier one still imports:
+ *  1  rows only (releases up to bd8ef70); file attachments' bytes stayed on the old server.
+ *  2  rows, plus `files`: the bytes of every stored file, base64, with their sha256.
+ * A column a file does not have takes the column's default on import, whatever the version.
+ */
+export const EXPORT_VERSION = 2;
+export const EXPORT_VERSIONS = [1, 2] as const;
+
+/** The bytes of one stored file, as they travel in an export. */
+export type ExportFile = { storage_path: string; sha256: string; size_bytes: number; mime_type: string; data: string };
 
 export type ExportDoc = {
   format: typeof EXPORT_FORMAT;
@@ -80,16 +93,36 @@ export type ExportDoc = {
   counts: Record<string, number>;
   /** Rows by section, without the workspace column; generated columns are left out too. */
   tables: Record<string, Record<string, unknown>[]>;
+  /** Version 2: the bytes behind stored_files, by storage path. */
+  files?: ExportFile[];
 };
+
+const exportFile = z.strictObject({
+  storage_path: z.string().min(1).max(1000),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  size_bytes: z.number().int().min(0),
+  mime_type: z.string().min(1).max(255),
+  data: z.string(),
+});
 
 const exportDoc = z.object({
   format: z.literal(EXPORT_FORMAT),
-  version: z.literal(EXPORT_VERSION),
+  version: z.union([z.literal(1), z.literal(2)]),
   exported_at: z.string(),
   workspace: z.object({ id: z.string(), slug: z.string(), name: z.string().min(1).max(200), created_at: z.string() }),
   counts: z.record(z.string(), z.number()).optional(),
   tables: z.record(z.string(), z.array(z.record(z.string(), z.unknown()))),
+  files: z.array(exportFile).optional(),
 });
+type ParsedDoc = z.infer<typeof exportDoc>;
+
+/**
+ * Brings a parsed file of any earlier version to the current shape. Missing columns need no step
+ * here: they take their defaults on insert. A step is for a change of shape.
+ */
+function upgrade(doc: ParsedDoc): Omit<ParsedDoc, 'files'> & { files: ExportFile[] } {
+  return { ...doc, version: EXPORT_VERSION, files: doc.files ?? [] };
+}
 
 /** An export or import refusal with the envelope's code; the admin routes and the CLI show it as is. */
 export class DataError extends Error {
@@ -149,7 +182,7 @@ const qualified = (table: string) => splitName(table).map(ident).join('.');
  * Every row of one workspace, read in one statement (one snapshot: a write that lands meanwhile is
  * either wholly in the file or wholly out of it). NOT_FOUND when no workspace has the slug.
  */
-export async function exportWorkspace(db: Db, slug: string): Promise<ExportDoc> {
+export async function exportWorkspace(db: Db, slug: string, opts: { store?: FileStore } = {}): Promise<ExportDoc> {
   const [ws] = await db.query<{ id: string; slug: string; name: string; created_at: string }>(
     `select id, slug, name, to_jsonb(created_at) #>> '{}' as created_at from public.tenants where slug = $1`,
     [slugify(slug)],
@@ -169,6 +202,24 @@ export async function exportWorkspace(db: Db, slug: string): Promise<ExportDoc> 
   );
   const counts: Record<string, number> = {};
   for (const [k, v] of Object.entries(row.tables)) counts[k] = v.length;
+  // the bytes behind every stored file travel too, so an imported attachment downloads
+  const files: ExportFile[] = [];
+  const stored = row.tables.stored_files ?? [];
+  if (stored.length) {
+    const store = opts.store ?? fileStore();
+    for (const f of stored) {
+      const storagePath = String(f.storage_path);
+      const got = await store.get(storagePath);
+      if (!got) continue; // lost from the store: the import records no bytes for it
+      files.push({
+        storage_path: storagePath,
+        sha256: sha256Hex(got.data),
+        size_bytes: got.data.byteLength,
+        mime_type: String(f.mime_type),
+        data: Buffer.from(got.data).toString('base64'),
+      });
+    }
+  }
   return {
     format: EXPORT_FORMAT,
     version: EXPORT_VERSION,
@@ -176,6 +227,7 @@ export async function exportWorkspace(db: Db, slug: string): Promise<ExportDoc> 
     workspace: ws,
     counts,
     tables: row.tables,
+    files,
   };
 }
 
@@ -222,27 +274,70 @@ function dependencyOrder(tables: TableInfo[], fks: ForeignKey[]): TableInfo[] {
   return out;
 }
 
-export type ImportResult = { workspace: { id: string; slug: string; name: string }; created_workspace: boolean; counts: Record<string, number> };
+export type ImportResult = {
+  workspace: { id: string; slug: string; name: string };
+  created_workspace: boolean;
+  /** The export format version the file was written in. */
+  version: number;
+  counts: Record<string, number>;
+  /** Stored files whose bytes came with the file (or were still on this server), and those whose did not. */
+  files: { stored: number; missing: number };
+};
 
 function invalid(message: string, field: string, hint?: string): DataError {
   return new DataError(toolError('VALIDATION_ERROR', message, hint ?? 'import a file written by `bullpen export`', { fields: [field] }));
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The table an (object_type, object_id) pair names. */
+const OBJECT_TABLES: Record<string, string> = {
+  project: 'public.projects',
+  task: 'public.tasks',
+  decision: 'public.decisions',
+  note: 'public.knowledge_notes',
+  comment: 'public.comments',
+  handoff: 'public.handoffs',
+};
+/** Tables that point at another row by (object_type, object_id), with no foreign key to hold it. */
+const POLYMORPHIC = ['public.comments', 'public.code_refs', 'public.attachments'];
+
+/** A DO block that refuses the import, naming the field, when `query` finds a row. */
+function refuseIf(query: string, field: string, message: string, hint: string): string {
+  return `do $chk$ begin
+     if exists (${query}) then
+       raise exception using errcode = 'BPVAL', message = ${dollarQuoted(`${field}: ${message}`)}, hint = ${dollarQuoted(hint)},
+         detail = ${dollarQuoted(JSON.stringify({ fields: [field] }))};
+     end if;
+   end $chk$`;
+}
+
 /**
- * Loads an export into a workspace that is new or empty (`slug`, default the exported one), keeping
- * every id; activity rows get new sequence numbers in their original order. One transaction: it
- * all lands or none of it. Row triggers stay quiet (the rows are history, not new events: no
- * notifications, no change feed), and every foreign key among the loaded rows is checked before
- * commit, so a hand-edited file cannot leave dangling references.
+ * Loads an export of any version this release reads into a workspace that is new or empty (`slug`,
+ * default the exported one). Everything happens in one transaction, the workspace check included:
+ * it all lands or none of it. Ids are kept: the workspace keeps its exported id too when this
+ * server has no workspace with it (a move to a fresh server), else it gets a new one and the
+ * storage paths of its files move with it. Activity rows get new sequence numbers in their
+ * original order. Row triggers stay quiet (the rows are history, not new events: no
+ * notifications, no change feed), so what the database's own rules would refuse is checked here
+ * before commit: every foreign key and every (object_type, object_id) among the loaded rows
+ * resolves inside the file, only people own the workspace, and no human was registered by an agent.
+ * File bytes are checked against their sha256 and written to the store first; a refused import
+ * removes what it wrote.
  */
-export async function importWorkspace(db: Db, input: unknown, opts: { slug?: string; name?: string } = {}): Promise<ImportResult> {
+export async function importWorkspace(
+  db: Db,
+  input: unknown,
+  opts: { slug?: string; name?: string; store?: FileStore } = {},
+): Promise<ImportResult> {
   const parsed = exportDoc.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const at = issue.path.map(String).join('.') || '(file)';
-    throw invalid(`${at}: ${issue.message}`, at, `import a file written by \`bullpen export\` (format ${EXPORT_FORMAT}, version ${EXPORT_VERSION})`);
+    throw invalid(`${at}: ${issue.message}`, at, `import a file written by \`bullpen export\` (format ${EXPORT_FORMAT}, versions ${EXPORT_VERSIONS.join(', ')})`);
   }
-  const doc = parsed.data;
+  const writtenIn = parsed.data.version;
+  const doc = upgrade(parsed.data);
   const tables = await presentTables(db);
   const bySection = new Map(tables.map((t) => [t.section, t]));
   for (const [section, rows] of Object.entries(doc.tables)) {
@@ -258,67 +353,207 @@ export async function importWorkspace(db: Db, input: unknown, opts: { slug?: str
       }
     }
   }
+
+  // the workspace: an existing empty one with the slug, else a new one (the exported id when free)
   const slug = slugify(opts.slug ?? doc.workspace.slug);
-  const ws = await ensureWorkspace(db, slug, opts.name ?? doc.workspace.name);
-  if (!ws.created) {
-    const [{ used }] = await db.query<{ used: boolean }>(
-      `select ${tables.map((t) => `exists (select 1 from ${qualified(t.table)} where ${ident(t.tenant)} = $1)`).join(' or ')} as used`,
-      [ws.id],
-    );
-    if (used) {
-      throw new DataError(
-        toolError('ALREADY_EXISTS', `workspace: ${slug} already holds data; an import needs a new or empty workspace`, 'import under another slug: bullpen import FILE --workspace NEW_SLUG'),
-      );
-    }
+  const name = opts.name ?? doc.workspace.name;
+  const [existing] = await db.query<{ id: string }>(`select id from public.tenants where slug = $1`, [slug]);
+  let wsId: string;
+  if (existing) wsId = existing.id;
+  else {
+    const free = UUID.test(doc.workspace.id) && !(await db.query(`select 1 from public.tenants where id = $1::uuid`, [doc.workspace.id])).length;
+    wsId = free ? doc.workspace.id.toLowerCase() : randomUUID();
   }
+  const created = !existing;
+  const oldPrefix = `${doc.workspace.id}/`;
+  const newPrefix = `${wsId}/`;
+  const moved = (p: string) => (p.startsWith(oldPrefix) ? newPrefix + p.slice(oldPrefix.length) : p);
+  const rowsBySection = new Map<string, Record<string, unknown>[]>();
+  for (const [section, rows] of Object.entries(doc.tables)) {
+    rowsBySection.set(
+      section,
+      section === 'attachments' || section === 'stored_files'
+        ? rows.map((r) => (typeof r.storage_path === 'string' ? { ...r, storage_path: moved(r.storage_path) } : r))
+        : rows,
+    );
+  }
+
+  // the bytes: those in the file, checked; for a stored file without bytes in the file (a version 1
+  // export), the bytes this server may still hold under the exported path (an import beside its source)
+  const store = opts.store ?? fileStore();
+  const bytes = new Map<string, { data: Uint8Array; sha256: string; mime_type: string }>();
+  doc.files.forEach((f, i) => {
+    const data = new Uint8Array(Buffer.from(f.data, 'base64'));
+    if (data.byteLength !== f.size_bytes || sha256Hex(data) !== f.sha256) {
+      throw invalid(`files[${i}].data: the bytes do not match their size_bytes and sha256`, `files[${i}].data`);
+    }
+    bytes.set(moved(f.storage_path), { data, sha256: f.sha256, mime_type: f.mime_type });
+  });
+  let storedRows = rowsBySection.get('stored_files') ?? [];
+  if (writtenIn === 1 && bySection.has('stored_files')) {
+    // version 1 had no stored_files: the files the old server's upload route wrote are its candidates
+    const seen = new Set<string>();
+    const shape = new RegExp(`^${newPrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[0-9a-f-]{36}/[^/\\\\]{1,200}$`);
+    storedRows = (rowsBySection.get('attachments') ?? [])
+      .filter((a) => a.kind === 'file' && typeof a.storage_path === 'string' && shape.test(a.storage_path) && !seen.has(a.storage_path) && seen.add(a.storage_path))
+      .map((a) => ({ storage_path: a.storage_path, size_bytes: a.size_bytes ?? 0, sha256: null, mime_type: a.mime_type ?? 'application/octet-stream', created_by_actor_id: a.created_by_actor_id, created_at: a.created_at }));
+  }
+  const kept: Record<string, unknown>[] = [];
+  let missing = 0;
+  for (const r of storedRows) {
+    const p = String(r.storage_path);
+    if (!p.startsWith(newPrefix)) {
+      throw invalid('tables.stored_files.storage_path: a stored file outside the exported workspace', 'tables.stored_files.storage_path');
+    }
+    let b = bytes.get(p);
+    if (!b) {
+      const here = await store.get(oldPrefix + p.slice(newPrefix.length)).catch(() => null);
+      if (here) {
+        b = { data: here.data, sha256: sha256Hex(here.data), mime_type: String(r.mime_type ?? here.contentType) };
+        bytes.set(p, b);
+      }
+    }
+    if (!b || (r.sha256 != null && r.sha256 !== b.sha256)) {
+      missing++; // no bytes, no record: its attachment imports but neither downloads nor meets a gate
+      continue;
+    }
+    kept.push(writtenIn === 1 ? { ...r, size_bytes: b.data.byteLength } : r);
+  }
+  if (bySection.has('stored_files')) rowsBySection.set('stored_files', kept);
+
   const fks = await foreignKeys(
     db,
     tables.map((t) => t.table),
   );
   const ordered = dependencyOrder(tables, fks);
-  const tenantLit = `'${ws.id}'::uuid`;
-  const statements: string[] = [`set local session_replication_role = replica`, `set local bullpen.notify = 'off'`];
+  const tenantLit = `'${wsId}'::uuid`;
+  const statements: string[] = [];
+  if (created) {
+    statements.push(
+      `insert into public.tenants (id, slug, name, created_at)
+       values (${tenantLit}, ${dollarQuoted(slug)}, ${dollarQuoted(name)}, coalesce(${dollarQuoted(doc.workspace.created_at)}::timestamptz, now()))`,
+    );
+  } else {
+    // checked in the importing transaction, with the workspace row locked: two imports cannot both find it empty
+    const used = tables.map((t) => `exists (select 1 from ${qualified(t.table)} where ${ident(t.tenant)} = ${tenantLit})`).join(' or ');
+    statements.push(
+      `do $ws$ begin
+         perform 1 from public.tenants where id = ${tenantLit} for update;
+         if ${used} then
+           raise exception using errcode = 'BPDUP',
+             message = ${dollarQuoted(`workspace: ${slug} already holds data; an import needs a new or empty workspace`)},
+             hint = 'import under another slug: bullpen import FILE --workspace NEW_SLUG',
+             detail = '{"fields": ["workspace"]}';
+         end if;
+       end $ws$`,
+    );
+  }
+  statements.push(`set local session_replication_role = replica`, `set local bullpen.notify = 'off'`);
   const counts: Record<string, number> = {};
   for (const t of ordered) {
-    const rows = doc.tables[t.section] ?? [];
+    const rows = rowsBySection.get(t.section) ?? [];
     counts[t.section] = rows.length;
     if (!rows.length) continue;
-    const cols = t.columns.filter((c) => !c.generated && !c.identityAlways && c.name !== t.tenant).map((c) => c.name);
+    const insertable = new Set(t.columns.filter((c) => !c.generated && !c.identityAlways && c.name !== t.tenant).map((c) => c.name));
     const identityOrder = t.columns.find((c) => c.identityAlways);
     const order = identityOrder ? `order by (e.value ->> ${dollarQuoted(identityOrder.name)})::bigint` : 'order by e.ordinality';
-    statements.push(
-      `insert into ${qualified(t.table)} (${[t.tenant, ...cols].map(ident).join(', ')})
-       select ${tenantLit}, ${cols.map((c) => `r.${ident(c)}`).join(', ')}
-         from jsonb_array_elements(${dollarQuoted(JSON.stringify(rows))}::jsonb) with ordinality e(value, ordinality)
-         cross join lateral jsonb_populate_record(null::${qualified(t.table)}, e.value) r
-        ${order}`,
-    );
+    // a column the file does not have (an older release's export) takes its default, not null:
+    // rows are inserted per set of columns they carry (one set, for a file bullpen export wrote)
+    const groups = new Map<string, Record<string, unknown>[]>();
+    for (const r of rows) {
+      const sig = Object.keys(r).filter((k) => insertable.has(k)).sort().join(',');
+      groups.set(sig, [...(groups.get(sig) ?? []), r]);
+    }
+    for (const [sig, group] of groups) {
+      const cols = sig ? sig.split(',') : [];
+      statements.push(
+        `insert into ${qualified(t.table)} (${[t.tenant, ...cols].map(ident).join(', ')})
+         select ${tenantLit}${cols.map((c) => `, r.${ident(c)}`).join('')}
+           from jsonb_array_elements(${dollarQuoted(JSON.stringify(group))}::jsonb) with ordinality e(value, ordinality)
+           cross join lateral jsonb_populate_record(null::${qualified(t.table)}, e.value) r
+          ${order}`,
+      );
+    }
   }
   // every reference among the loaded rows must resolve (triggers, foreign keys included, were off)
   for (const fk of fks) {
     const child = tables.find((t) => t.table === fk.child);
-    if (!child || !(doc.tables[child.section] ?? []).length) continue;
+    if (!child || !(rowsBySection.get(child.section) ?? []).length) continue;
     const notNull = fk.childCols.map((c) => `c.${ident(c)} is not null`).join(' and ');
     const match = fk.childCols.map((c, i) => `p.${ident(fk.parentCols[i])} = c.${ident(c)}`).join(' and ');
     const refCols = fk.childCols.filter((c) => c !== child.tenant).join(', ');
     statements.push(
-      `do $fk$ begin
-         if exists (select 1 from ${qualified(fk.child)} c where c.${ident(child.tenant)} = ${tenantLit} and ${notNull}
-                      and not exists (select 1 from ${qualified(fk.parent)} p where ${match})) then
-           raise exception using errcode = 'BPVAL',
-             message = ${dollarQuoted(`tables.${child.section}.${refCols}: a row refers to a ${fk.parent.split('.')[1]} row the file does not have (${fk.name})`)},
-             hint = 'import the file bullpen export wrote, unedited',
-             detail = ${dollarQuoted(JSON.stringify({ fields: [`tables.${child.section}.${refCols}`] }))};
-         end if;
-       end $fk$`,
+      refuseIf(
+        `select 1 from ${qualified(fk.child)} c where c.${ident(child.tenant)} = ${tenantLit} and ${notNull}
+            and not exists (select 1 from ${qualified(fk.parent)} p where ${match})`,
+        `tables.${child.section}.${refCols}`,
+        `a row refers to a ${fk.parent.split('.')[1]} row the file does not have (${fk.name})`,
+        'import the file bullpen export wrote, unedited',
+      ),
     );
   }
+  // references without a foreign key: (object_type, object_id) names a row inside the file
+  const present = new Set(tables.map((t) => t.table));
+  for (const table of POLYMORPHIC) {
+    const t = tables.find((x) => x.table === table);
+    if (!t || !(rowsBySection.get(t.section) ?? []).length) continue;
+    const arms = Object.entries(OBJECT_TABLES)
+      .filter(([, target]) => present.has(target))
+      .map(([type, target]) => `when '${type}' then exists (select 1 from ${qualified(target)} o where o.tenant_id = ${tenantLit} and o.id = c.object_id)`)
+      .join(' ');
+    statements.push(
+      refuseIf(
+        `select 1 from ${qualified(table)} c where c.tenant_id = ${tenantLit} and not (case c.object_type ${arms} else false end)`,
+        `tables.${t.section}.object_id`,
+        'a row is attached to an object the file does not have',
+        'import the file bullpen export wrote, unedited',
+      ),
+    );
+  }
+  // the rules the database keeps between actors, which the quiet triggers did not check
+  statements.push(
+    refuseIf(
+      `select 1 from public.actors a where a.tenant_id = ${tenantLit} and a.is_owner and a.kind <> 'human'`,
+      'tables.actors.is_owner',
+      'only people own a workspace; the file makes an agent or service an owner',
+      'set is_owner false for agents and services; a human owner mints their keys after the import',
+    ),
+    refuseIf(
+      `select 1 from public.actors h
+         join public.activity x on x.tenant_id = h.tenant_id and x.verb = 'actor.registered' and x.object_id = h.id
+         join public.actors m on m.tenant_id = x.tenant_id and m.id = x.actor_id
+        where h.tenant_id = ${tenantLit} and h.kind = 'human' and m.kind <> 'human'`,
+      'tables.actors.kind',
+      'only people create people; the file has a human registered by an agent',
+      'leave that person out of the file; an owner invites them after the import (bullpen human invite)',
+    ),
+  );
+
+  // bytes first (a refused import removes what it wrote), then every row in one transaction
+  const written: string[] = [];
   try {
+    for (const r of kept) {
+      const p = String(r.storage_path);
+      const b = bytes.get(p)!;
+      const have = await store.get(p);
+      if (have) {
+        if (sha256Hex(have.data) !== b.sha256) {
+          throw new DataError(toolError('ALREADY_EXISTS', `files: ${p} already holds other bytes on this server`, 'import under another slug: bullpen import FILE --workspace NEW_SLUG', { fields: ['files'] }));
+        }
+        continue;
+      }
+      await store.put(p, b.data, b.mime_type);
+      written.push(p);
+    }
     await db.exec(statements.join(';\n'));
   } catch (err) {
-    // nothing landed; a workspace this import created must not stay behind half-made
-    if (ws.created) await db.query(`delete from public.tenants where id = $1`, [ws.id]).catch(() => {});
-    throw new DataError(mapDbError(err));
+    for (const p of written) await store.remove(p).catch(() => {});
+    if (err instanceof DataError) throw err;
+    const e = mapDbError(err);
+    if (e.code === 'ALREADY_EXISTS' && created) {
+      throw new DataError(toolError('ALREADY_EXISTS', `workspace: ${slug} was created while importing; an import needs a new or empty workspace`, 'import under another slug: bullpen import FILE --workspace NEW_SLUG', { fields: ['workspace'] }));
+    }
+    throw new DataError(e);
   }
-  return { workspace: { id: ws.id, slug: ws.slug, name: ws.name }, created_workspace: ws.created, counts };
+  return { workspace: { id: wsId, slug, name }, created_workspace: created, version: writtenIn, counts, files: { stored: kept.length, missing } };
 }

@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execute, type Envelope } from '../core/execute';
 import { dataDir } from '../db';
 import { toolError } from '../core/errors';
+import { MEDIA_TYPE, UNPRINTABLE } from '../core/attachments';
 import type { Claims, Db, Row } from '../db/types';
 
 /**
@@ -29,6 +30,16 @@ export function maxUploadBytes(): number {
 /** The embedded store's directory: BULLPEN_FILES_DIR, else `files` beside the data directory. */
 export function filesDir(): string {
   return path.resolve(/*turbopackIgnore: true*/ process.env.BULLPEN_FILES_DIR ?? path.join(path.dirname(dataDir()), 'files'));
+}
+
+/** A name as people see it: control and bidirectional-formatting characters removed, trimmed. */
+export function printableName(name: string): string {
+  return name.replace(UNPRINTABLE, '').trim();
+}
+
+/** A media type safe to send as Content-Type: the stored one when it parses, else octet-stream. */
+export function safeMediaType(type: string | null | undefined): string {
+  return type && MEDIA_TYPE.test(type) ? type : 'application/octet-stream';
 }
 
 /** A file name safe on every filesystem and in a URL path; keeps the extension. */
@@ -211,27 +222,58 @@ export async function uploadAndAttach(
 ): Promise<Envelope> {
   if (input.declared_bytes != null && input.declared_bytes > limit) return tooLarge(limit);
   if (!input.object_type || !input.object_id) {
-    return { ok: false, error: toolError('VALIDATION_ERROR', 'object_type and object_id: name what the file is attached to', 'e.g. ?object_type=task&object_id=PAY-3') };
+    return { ok: false, error: toolError('VALIDATION_ERROR', 'object_type and object_id: name what the file is attached to', 'e.g. ?object_type=task&object_id=PAY-3', { fields: ['object_type', 'object_id'].filter((f) => !input[f as 'object_type' | 'object_id']) }) };
   }
   const data = await readLimited(body, limit);
   if (!data) return tooLarge(limit);
-  if (data.byteLength === 0) return { ok: false, error: toolError('VALIDATION_ERROR', 'file: the upload is empty', 'send the file as the request body') };
+  if (data.byteLength === 0) return { ok: false, error: toolError('VALIDATION_ERROR', 'file: the upload is empty', 'send the file as the request body', { fields: ['file'] }) };
   const filename = safeFilename(input.filename || 'file');
-  const contentType = (input.content_type || 'application/octet-stream').split(';')[0].trim().toLowerCase() || 'application/octet-stream';
+  const declaredType = (input.content_type || 'application/octet-stream').split(';')[0].trim().toLowerCase() || 'application/octet-stream';
+  if (!MEDIA_TYPE.test(declaredType)) {
+    return { ok: false, error: toolError('VALIDATION_ERROR', 'content_type: not a media type (type/subtype, RFC 6838)', 'send the file\'s type as Content-Type, e.g. image/png, or application/octet-stream', { fields: ['content_type'] }) };
+  }
+  const contentType = declaredType;
   const storagePath = `${who.claims.tenant_id}/${randomUUID()}/${filename}`;
   await store.put(storagePath, data, contentType);
+  // the server's record that these bytes exist: attach_add accepts only paths recorded here
+  await recordStoredFile(who.db, { tenant_id: who.claims.tenant_id, storage_path: storagePath, data, mime_type: contentType, actor_id: who.claims.actor_id });
+  const shown = printableName(input.filename?.split(/[\\/]/).pop() ?? '').slice(0, 255);
+  const title = input.title ? printableName(input.title).slice(0, 500) : '';
   const env = await execute(who, 'attach_add', {
     object_type: input.object_type,
     object_id: input.object_id,
     kind: 'file',
     storage_path: storagePath,
-    filename: input.filename?.split(/[\\/]/).pop()?.slice(0, 255) || filename,
+    filename: shown || filename,
     mime_type: contentType,
     size_bytes: data.byteLength,
-    ...(input.title ? { title: input.title } : {}),
+    ...(title ? { title } : {}),
   });
-  if (!env.ok) await store.remove(storagePath).catch(() => {});
+  if (!env.ok) {
+    await who.db.query(`delete from public.stored_files where tenant_id = $1 and storage_path = $2`, [who.claims.tenant_id, storagePath]).catch(() => {});
+    await store.remove(storagePath).catch(() => {});
+  }
   return env;
+}
+
+/**
+ * Records bytes the server stored (the upload route, an import) in public.stored_files, as the
+ * server: the only way a storage path becomes attachable.
+ */
+export async function recordStoredFile(
+  db: Db,
+  f: { tenant_id: string; storage_path: string; data: Uint8Array; mime_type: string; actor_id: string | null; created_at?: string },
+): Promise<void> {
+  await db.query(
+    `insert into public.stored_files (tenant_id, storage_path, size_bytes, sha256, mime_type, created_by_actor_id, created_at)
+     values ($1, $2, $3, $4, $5, $6, coalesce($7::timestamptz, now()))
+     on conflict (tenant_id, storage_path) do nothing`,
+    [f.tenant_id, f.storage_path, f.data.byteLength, sha256Hex(f.data), f.mime_type, f.actor_id, f.created_at ?? null],
+  );
+}
+
+export function sha256Hex(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
 }
 
 /** Types a browser may show inline; anything else downloads. */
@@ -248,8 +290,9 @@ export async function downloadAttachment(who: Who, attachmentId: string, store: 
   if (!att || !att.storage_path.startsWith(`${who.claims.tenant_id}/`)) return null;
   const file = await store.get(att.storage_path);
   if (!file) return null;
-  const type = att.mime_type || file.contentType;
-  const name = (att.filename || 'file').replace(/["\\\r\n]/g, '_');
+  // a type recorded before types were checked may hold anything: it never reaches a header unless it parses
+  const type = safeMediaType(att.mime_type || file.contentType);
+  const name = printableName(att.filename || 'file').replace(/["\\]/g, '_') || 'file';
   return new Response(new Blob([file.data as BlobPart]), {
     headers: {
       'content-type': type,

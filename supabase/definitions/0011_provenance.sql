@@ -694,8 +694,11 @@ begin
         'code_refs', (select count(*) from public.code_refs c
                        where c.tenant_id = t.tenant_id and c.task_id = t.id
                          and not (c.ref_type = 'pr' and c.pr_state = 'closed')),
+        -- a file counts only when the server holds its bytes (stored_files), a link always
         'attachments', (select count(*) from public.attachments a
-                         where a.tenant_id = t.tenant_id and a.task_id = t.id and a.removed_at is null))
+                         where a.tenant_id = t.tenant_id and a.task_id = t.id and a.removed_at is null
+                           and (a.kind = 'link' or exists (select 1 from public.stored_files f
+                                                            where f.tenant_id = a.tenant_id and f.storage_path = a.storage_path))))
   );
 end
 $$;
@@ -1552,6 +1555,25 @@ alter function public.code_ref_query(jsonb) owner to bullpen_writer;
 -- Attachments: attach_add, attach_remove, attachment_query
 -- ---------------------------------------------------------------------------------------------
 
+/**
+ * Whether a text is a media type: type "/" subtype (RFC 6838 restricted names) with optional
+ * ";" name "=" value parameters (a token or a quoted string of printable ASCII). No line breaks,
+ * so it is safe in a Content-Type header.
+ */
+create or replace function bullpen.is_media_type(p text) returns boolean
+language sql immutable
+as $$
+  select p ~ ('^[A-Za-z0-9][-A-Za-z0-9!#$&^_.+]{0,126}/[A-Za-z0-9][-A-Za-z0-9!#$&^_.+]{0,126}'
+              || '( *; *[A-Za-z0-9][-A-Za-z0-9!#$&^_.+]{0,126}=([-A-Za-z0-9!#$%&''*+.^_`|~]+|"([] !#-[^-~]|\\[ -~])*"))*$')
+$$;
+
+/** A name with its control and bidirectional-formatting characters removed, trimmed. */
+create or replace function bullpen.printable_name(p text) returns text
+language sql immutable
+as $$
+  select btrim(regexp_replace(p, '[\u0001-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]', '', 'g'))
+$$;
+
 create or replace function public.attach_add(p jsonb) returns jsonb
 language plpgsql
 security definer
@@ -1562,6 +1584,9 @@ declare
   v_obj jsonb;
   v_att public.attachments;
   v_run uuid;
+  v_file public.stored_files;
+  v_filename text;
+  v_title text;
 begin
   perform bullpen.require_actor();
   v_replay := bullpen.idem_begin('attach_add', p);
@@ -1573,7 +1598,32 @@ begin
     perform bullpen.fail('VALIDATION_ERROR', 'url: required when kind is "link"', 'pass the link''s url');
   elsif p ->> 'kind' = 'file' and p ->> 'storage_path' is null then
     perform bullpen.fail('VALIDATION_ERROR', 'storage_path: required when kind is "file"',
-      'upload the file first (POST /api/files), or pass where it is stored');
+      'upload the file with POST /api/files (it stores and attaches it in one request)');
+  end if;
+  if p ->> 'mime_type' is not null and not bullpen.is_media_type(p ->> 'mime_type') then
+    perform bullpen.fail('VALIDATION_ERROR', 'mime_type: not a media type (type/subtype with optional ;name=value parameters, RFC 6838)',
+      'e.g. "text/plain", "image/png" or "text/plain; charset=utf-8"');
+  end if;
+  -- names are shown to people: control and bidirectional-override characters are dropped
+  v_filename := nullif(bullpen.printable_name(p ->> 'filename'), '');
+  v_title := nullif(bullpen.printable_name(p ->> 'title'), '');
+  if p ->> 'filename' is not null and v_filename is null then
+    perform bullpen.fail('VALIDATION_ERROR', 'filename: nothing printable is left once control and bidirectional characters are removed',
+      'name the file with letters, digits or punctuation');
+  elsif p ->> 'title' is not null and v_title is null then
+    perform bullpen.fail('VALIDATION_ERROR', 'title: nothing printable is left once control and bidirectional characters are removed',
+      'give the attachment a title people can read');
+  end if;
+  if p ->> 'kind' = 'file' then
+    -- only the server issues storage paths: bytes it stored for this workspace (upload or import)
+    select * into v_file from public.stored_files f
+     where f.tenant_id = bullpen.tenant_id() and f.storage_path = p ->> 'storage_path';
+    if v_file.storage_path is null then
+      perform bullpen.fail('VALIDATION_ERROR',
+        'storage_path: not a file this server stored in this workspace; storage paths are issued by the server',
+        'upload the file with POST /api/files?object_type=…&object_id=… (it stores and attaches it in one request), '
+          || 'or pass the storage_path of a file attachment of this workspace');
+    end if;
   end if;
   v_obj := bullpen.resolve_object(p ->> 'object_type', p ->> 'object_id');
   if bullpen.run_key() is not null then
@@ -1582,8 +1632,10 @@ begin
   insert into public.attachments (tenant_id, object_type, object_id, task_id, project_id, kind, url, storage_path, title,
                                   filename, mime_type, size_bytes, created_by_actor_id, run_id)
   values (bullpen.tenant_id(), v_obj ->> 'object_type', (v_obj ->> 'object_id')::uuid, (v_obj ->> 'task_id')::uuid,
-          (v_obj ->> 'project_id')::uuid, p ->> 'kind', p ->> 'url', p ->> 'storage_path', p ->> 'title', p ->> 'filename',
-          p ->> 'mime_type', (p ->> 'size_bytes')::bigint, bullpen.actor_id(), v_run)
+          (v_obj ->> 'project_id')::uuid, p ->> 'kind', p ->> 'url', p ->> 'storage_path', v_title, v_filename,
+          coalesce(p ->> 'mime_type', v_file.mime_type),
+          -- a stored file's size is what the server wrote, whatever the caller says
+          coalesce(v_file.size_bytes, (p ->> 'size_bytes')::bigint), bullpen.actor_id(), v_run)
   returning * into v_att;
   perform bullpen.log('attachment.added', v_obj ->> 'object_type', v_att.object_id, v_att.project_id,
     format('%s on %s', coalesce(v_att.title, v_att.filename, v_att.url, v_att.kind), v_obj ->> 'label'),
@@ -2129,6 +2181,10 @@ revoke all on function bullpen.code_ref_href(public.code_refs, public.repositori
 grant execute on function bullpen.code_ref_href(public.code_refs, public.repositories) to bullpen_writer, service_role;
 revoke all on function bullpen.code_ref_json(public.code_refs) from public, anon, authenticated;
 grant execute on function bullpen.code_ref_json(public.code_refs) to bullpen_writer, service_role;
+revoke all on function bullpen.is_media_type(text) from public, anon, authenticated;
+grant execute on function bullpen.is_media_type(text) to bullpen_writer, service_role;
+revoke all on function bullpen.printable_name(text) from public, anon, authenticated;
+grant execute on function bullpen.printable_name(text) to bullpen_writer, service_role;
 revoke all on function bullpen.attachment_json(public.attachments) from public, anon, authenticated;
 grant execute on function bullpen.attachment_json(public.attachments) to bullpen_writer, service_role;
 revoke all on function bullpen.feature_request_json(public.feature_requests) from public, anon, authenticated;

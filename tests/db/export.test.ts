@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_TABLES, NOT_EXPORTED, DataError, exportWorkspace, importWorkspace, type ExportDoc } from '../../lib/server/export';
+import { downloadAttachment, localStore, setFileStore, uploadAndAttach } from '../../lib/server/files';
 import { exportMarkdown } from '../../lib/server/export-markdown';
 import { ensureActor } from '../../lib/server/workspace';
 import { freshDb, ok, seedTenant, target, type Tenant, type TestDb } from '../helpers/db';
@@ -24,14 +28,20 @@ async function refusal(p: Promise<unknown>): Promise<DataError['error']> {
   return (err as DataError).error;
 }
 
-/** The comparable content of an export: activity without its sequence numbers. */
+/**
+ * The comparable content of an export: activity without its sequence numbers, and the workspace id
+ * (which prefixes its files' storage paths) as WS: a copy on the same server gets a new one.
+ */
 function content(doc: ExportDoc): Record<string, unknown[]> {
   const out: Record<string, unknown[]> = {};
   for (const [k, rows] of Object.entries(doc.tables)) {
     out[k] = k === 'activity' ? rows.map(({ id: _id, ...r }) => r) : rows;
   }
-  return out;
+  return JSON.parse(JSON.stringify(out).replaceAll(doc.workspace.id, 'WS')) as Record<string, unknown[]>;
 }
+
+const filesDir = mkdtempSync(path.join(tmpdir(), 'bullpen-export-files-'));
+const fileBytes = new TextEncoder().encode('%PDF-1.4 the proof, travelling with the export');
 
 beforeAll(async () => {
   db = await freshDb();
@@ -57,13 +67,19 @@ beforeAll(async () => {
   const h = ok(await S.agent.call('handoff_create', { to_actor_ids: [S.human.id], title: 'Approve the schema?', kind: 'approval', related_task_id: 'PAY-1' }));
   ok(await S.human.call('handoff_claim', { handoff_id: h.handoff_id }));
   ok(await S.human.call('handoff_respond', { handoff_id: h.handoff_id, response: { chosen_option: 'approve', text: 'Ship it' } }));
+  // an uploaded file: its bytes travel in the export
+  setFileStore(localStore(filesDir));
+  ok(await uploadAndAttach({ db, claims: S.agent.claims }, { object_type: 'task', object_id: 'PAY-2', filename: 'proof.pdf', content_type: 'application/pdf' }, fileBytes));
   // vectors for the note and the decision, where pgvector is there (a stand-in model: the rows are what matters)
   const { embedDue } = await import('../../lib/memory/backfill');
   await embedDue(db, { model: 'export-test', kind: 'openai', embed: async (texts) => texts.map((t) => Array.from({ length: 8 }, (_, i) => ((t.length + i) % 7) / 7)) });
   ok(await other.agent.call('project_create', { title: 'Elsewhere', key: 'ELS' }));
   ok(await other.agent.call('task_create', { project_id: 'ELS', title: 'not exported' }));
 });
-afterAll(() => db.drop());
+afterAll(async () => {
+  await db.drop();
+  rmSync(filesDir, { recursive: true, force: true });
+});
 
 describe('the export', () => {
   it('covers every workspace table: each one is exported or named as left behind, with a reason', async () => {
@@ -83,7 +99,11 @@ describe('the export', () => {
 
   it('writes every row of the workspace and nothing of another one', async () => {
     const doc = await exportWorkspace(db, S.slug);
-    expect(doc).toMatchObject({ format: 'bullpen.workspace-export', version: 1, workspace: { id: S.id, slug: S.slug } });
+    expect(doc).toMatchObject({ format: 'bullpen.workspace-export', version: 2, workspace: { id: S.id, slug: S.slug } });
+    // the bytes of the stored file travel with it
+    expect(doc.counts).toMatchObject({ attachments: 1, stored_files: 1 });
+    expect(doc.files).toHaveLength(1);
+    expect(Buffer.from(doc.files![0].data, 'base64')).toEqual(Buffer.from(fileBytes));
     expect(doc.counts).toMatchObject({ actors: 3, projects: 2, tasks: 5, task_dependencies: 2, comments: 3, decisions: 1, decision_tasks: 1, notes: 1, note_tasks: 1, skills: 1, handoffs: 1, handoff_recipients: 1 });
     expect(doc.counts.notifications).toBeGreaterThanOrEqual(1);
     if (target === 'pglite') expect(doc.counts.memory_embeddings).toBe(2);
@@ -174,16 +194,50 @@ describe('import', () => {
     expect(r).toMatchObject({ created_workspace: false, counts: { tasks: 5 } });
   });
 
-  it('loads into another database entirely (a fresh server)', async () => {
+  it('loads into another database entirely (a fresh server): the second export equals the first, ids included, and every file downloads', async () => {
     const doc = JSON.parse(JSON.stringify(await exportWorkspace(db, S.slug))) as ExportDoc;
     const elsewhere = await freshDb();
+    const otherDir = mkdtempSync(path.join(tmpdir(), 'bullpen-export-elsewhere-'));
+    const store = localStore(otherDir);
     try {
-      const r = await importWorkspace(elsewhere, doc);
-      expect(r.workspace.slug).toBe(S.slug);
-      expect(content(await exportWorkspace(elsewhere, S.slug))).toEqual(content(doc));
+      const r = await importWorkspace(elsewhere, doc, { store });
+      expect(r).toMatchObject({ workspace: { id: S.id, slug: S.slug }, created_workspace: true, version: 2, files: { stored: 1, missing: 0 } });
+      const again = await exportWorkspace(elsewhere, S.slug, { store });
+      // equal with ids included: the workspace keeps its id on a server that has no workspace with it
+      const { exported_at: _a, ...first } = doc;
+      const { exported_at: _b, ...second } = again;
+      const activityless = (d: typeof first) => ({ ...d, tables: { ...d.tables, activity: d.tables.activity.map(({ id: _id, ...x }) => x) } });
+      expect(activityless(second)).toEqual(activityless(first));
+      expect(second.tables.activity.map((x) => x.verb)).toEqual(first.tables.activity.map((x) => x.verb));
+      // every file attachment downloads with the same bytes
+      const [agent] = await elsewhere.query<{ id: string }>(`select id from public.actors where tenant_id = $1 and external_ref = $2`, [S.id, `agent:${S.slug}`]);
+      const claims = { sub: agent.id, role: 'authenticated' as const, tenant_id: S.id, actor_id: agent.id };
+      const files = doc.tables.attachments.filter((a) => a.kind === 'file');
+      expect(files).toHaveLength(1);
+      for (const a of files) {
+        const res = await downloadAttachment({ db: elsewhere, claims }, String(a.id), store);
+        expect(res?.status).toBe(200);
+        expect(new Uint8Array(await res!.arrayBuffer())).toEqual(fileBytes);
+      }
+      // and still meets an evidence gate there: the bytes are recorded as stored
+      const [{ n }] = await elsewhere.query<{ n: number }>(`select count(*)::int as n from public.stored_files where tenant_id = $1`, [S.id]);
+      expect(n).toBe(1);
     } finally {
       await elsewhere.drop();
+      rmSync(otherDir, { recursive: true, force: true });
     }
+  });
+
+  it('a copy on the same server gets a new workspace id; its files move under it and download', async () => {
+    const [ws] = await db.query<{ id: string }>(`select id from public.tenants where slug = 'exp-copy'`);
+    const copy = await exportWorkspace(db, 'exp-copy');
+    expect(copy.files).toHaveLength(1);
+    expect(copy.files![0].storage_path.startsWith(`${ws.id}/`)).toBe(true);
+    const att = copy.tables.attachments.find((a) => a.kind === 'file')!;
+    expect(String(att.storage_path).startsWith(`${ws.id}/`)).toBe(true);
+    const [agent] = await db.query<{ id: string }>(`select id from public.actors where tenant_id = $1 and kind = 'agent' limit 1`, [ws.id]);
+    const res = await downloadAttachment({ db, claims: { sub: agent.id, role: 'authenticated', tenant_id: ws.id, actor_id: agent.id } }, String(att.id));
+    expect(new Uint8Array(await res!.arrayBuffer())).toEqual(fileBytes);
   });
 
   it('refuses a file with a dangling reference, all or nothing, naming the field', async () => {

@@ -38,8 +38,12 @@ describe('attach_add', () => {
     expect(link.attachment).toMatchObject({ object_type: 'task', object_id: ids.task, task_id: ids.task, kind: 'link', url: 'https://ci.example.com/run/1', title: 'CI run',
       created_by_actor_id: T.agent.id, created_by: 'Agent attach', removed_at: null, download_url: null });
     ids.link = link.attachment_id;
-    const file = ok(await T.agent.call('attach_add', { object_type: 'task', object_id: ids.task, kind: 'file', storage_path: 's3://bucket/report.pdf', filename: 'report.pdf', mime_type: 'application/pdf', size_bytes: 1234 }));
-    expect(file.attachment).toMatchObject({ kind: 'file', storage_path: 's3://bucket/report.pdf', size_bytes: 1234, download_url: `/api/files/${file.attachment_id}` });
+    // a file the server stored (uploaded onto the project) attaches to the task by its storage path
+    const side = localStore(mkdtempSync(path.join(tmpdir(), 'bullpen-files-side-')));
+    const up = ok(await uploadAndAttach({ db, claims: T.agent.claims }, { object_type: 'project', object_id: 'EV', filename: 'report.pdf', content_type: 'application/pdf' }, new TextEncoder().encode('%PDF report'), side, 1024));
+    const file = ok(await T.agent.call('attach_add', { object_type: 'task', object_id: ids.task, kind: 'file', storage_path: up.attachment.storage_path, filename: 'report.pdf', mime_type: 'application/pdf', size_bytes: 1234 }));
+    // the size is what the server stored, whatever the caller says
+    expect(file.attachment).toMatchObject({ kind: 'file', storage_path: up.attachment.storage_path, size_bytes: 11, download_url: `/api/files/${file.attachment_id}` });
     const proj = ok(await T.agent.call('attach_add', { object_type: 'project', object_id: 'EV', kind: 'link', url: 'https://docs.example.com/spec' }));
     expect(proj.attachment).toMatchObject({ task_id: null, project_id: proj.attachment.object_id });
     const comment = ok(await T.agent.call('comment_add', { object_type: 'task', object_id: 'EV-1', body: 'see the log' }));
@@ -81,6 +85,58 @@ describe('attach_add', () => {
       fails(await T.agent.call('attach_add', { object_type: t, object_id: '00000000-0000-4000-8000-000000000000', kind: 'link', url: 'https://x.example' }), 'NOT_FOUND');
     }
     expect(fails(await T.agent.call('attach_add', { object_type: 'decision', object_id: 'D-1', kind: 'link', url: 'https://x.example' }), 'VALIDATION_ERROR').message).toContain('object_id');
+  });
+});
+
+describe('what attach_add takes from a caller', () => {
+  it('storage paths are issued by the server: a path it never stored is refused naming storage_path, in the RPC too', async () => {
+    for (const storage_path of ['s3://bucket/report.pdf', `${T.id}/00000000-0000-4000-8000-000000000000/forged.pdf`, '../../etc/passwd']) {
+      const e = fails(await T.agent.call('attach_add', { object_type: 'task', object_id: 'EV-1', kind: 'file', storage_path }), 'VALIDATION_ERROR');
+      expect(e.message).toMatch(/^storage_path: not a file this server stored/);
+      expect(e.details).toMatchObject({ fields: ['storage_path'] });
+      await expect(db.call(T.agent.claims, 'attach_add', { object_type: 'task', object_id: 'EV-1', kind: 'file', storage_path })).rejects.toMatchObject({ code: 'BPVAL' });
+    }
+    // a file another workspace stored is not this workspace's to attach
+    const side = localStore(mkdtempSync(path.join(tmpdir(), 'bullpen-files-b-')));
+    ok(await B.agent.call('project_create', { title: 'Bee', key: 'BEE' }));
+    const theirs = ok(await uploadAndAttach({ db, claims: B.agent.claims }, { object_type: 'project', object_id: 'BEE', filename: 'b.txt', content_type: 'text/plain' }, new TextEncoder().encode('b'), side, 1024));
+    const e = fails(await T.agent.call('attach_add', { object_type: 'task', object_id: 'EV-1', kind: 'file', storage_path: theirs.attachment.storage_path }), 'VALIDATION_ERROR');
+    expect(e.details).toMatchObject({ fields: ['storage_path'] });
+  });
+
+  it('mime_type must be a media type (type/subtype with parameters); a line break is refused naming the field, in the RPC too', async () => {
+    for (const mime_type of ['text/plain\r\nSet-Cookie: a=b', 'text', 'text/', '*/*', 'text/plain; charset', 'a b/c']) {
+      const e = fails(await T.agent.call('attach_add', { object_type: 'task', object_id: 'EV-1', kind: 'link', url: 'https://x.example/m', mime_type }), 'VALIDATION_ERROR');
+      expect(e.details).toMatchObject({ fields: ['mime_type'] });
+      await expect(db.call(T.agent.claims, 'attach_add', { object_type: 'task', object_id: 'EV-1', kind: 'link', url: 'https://x.example/m', mime_type }))
+        .rejects.toMatchObject({ code: 'BPVAL', message: expect.stringMatching(/^mime_type: /) });
+    }
+    for (const mime_type of ['text/plain', 'text/plain; charset=utf-8', 'application/vnd.bullpen+json', 'text/plain;format="a b"']) {
+      expect(ok(await T.agent.call('attach_add', { object_type: 'task', object_id: 'EV-1', kind: 'link', url: 'https://x.example/m', mime_type })).attachment.mime_type).toBe(mime_type);
+    }
+  });
+
+  it('names lose control and bidirectional-override characters; a name with nothing printable is refused naming it', async () => {
+    const side = localStore(mkdtempSync(path.join(tmpdir(), 'bullpen-files-bidi-')));
+    const env = ok(await uploadAndAttach({ db, claims: T.agent.claims }, { object_type: 'task', object_id: 'EV-1', filename: 'invoice\u202Efdp.exe', title: 'Report\u0007\u2066 Q3', content_type: 'text/plain' }, new TextEncoder().encode('x'), side, 1024));
+    expect(env.attachment).toMatchObject({ filename: 'invoicefdp.exe', title: 'Report Q3' });
+    const link = ok(await T.agent.call('attach_add', { object_type: 'task', object_id: 'EV-1', kind: 'link', url: 'https://x.example/n', filename: 'a\u202Eb\r\n.txt', title: '\u200Fright\u200E' }));
+    expect(link.attachment).toMatchObject({ filename: 'ab.txt', title: 'right' });
+    expect(fails(await T.agent.call('attach_add', { object_type: 'task', object_id: 'EV-1', kind: 'link', url: 'https://x.example/n', filename: '\u202E\u202C' }), 'VALIDATION_ERROR').details)
+      .toMatchObject({ fields: ['filename'] });
+    // the download header carries the cleaned name
+    const res = (await downloadAttachment({ db, claims: T.agent.claims }, env.attachment_id, side))!;
+    expect(res.headers.get('content-disposition')).toContain('filename="invoicefdp.exe"');
+  });
+
+  it('a type stored before types were checked never breaks the download: it is served as octet-stream', async () => {
+    const side = localStore(mkdtempSync(path.join(tmpdir(), 'bullpen-files-legacy-')));
+    const env = ok(await uploadAndAttach({ db, claims: T.agent.claims }, { object_type: 'task', object_id: 'EV-1', filename: 'old.txt', content_type: 'text/plain' }, new TextEncoder().encode('old'), side, 1024));
+    await db.query(`update public.attachments set mime_type = $3 where tenant_id = $1 and id = $2`, [T.id, env.attachment_id, 'text/html\r\nX-Evil: 1']);
+    const res = (await downloadAttachment({ db, claims: T.agent.claims }, env.attachment_id, side))!;
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/octet-stream');
+    expect(await res.text()).toBe('old');
   });
 });
 
@@ -162,6 +218,24 @@ describe('the evidence gate', () => {
     expect(done.gate.checks.map((c: { gate: string }) => c.gate)).toEqual(['acceptance_criteria', 'evidence', 'review']);
   });
 
+  it('a file counts only when its bytes were stored: a row pointing at bytes never uploaded does not meet it', async () => {
+    const id = await gatedTask('file proof');
+    // a row as an older server let an agent write it: a storage path with no stored bytes behind it
+    await db.query(
+      `insert into public.attachments (tenant_id, object_type, object_id, task_id, kind, storage_path, filename, created_by_actor_id)
+       values ($1, 'task', $2, $2, 'file', $3, 'proof.pdf', $4)`,
+      [T.id, id, `${T.id}/00000000-0000-4000-8000-000000000000/proof.pdf`, T.agent.id],
+    );
+    const e = fails(await T.agent.call('task_update', { task_id: id, patch: { status: 'done' } }), 'GATE_UNMET');
+    expect(e.details).toMatchObject({ gate: 'evidence', summary: 'no evidence' });
+    expect(ok(await T.agent.call('task_get', { task_id: id })).evidence).toMatchObject({ met: false, attachments: 0 });
+    // the real upload meets it
+    const side = localStore(mkdtempSync(path.join(tmpdir(), 'bullpen-files-proof-')));
+    ok(await uploadAndAttach({ db, claims: T.agent.claims }, { object_type: 'task', object_id: id, filename: 'proof.pdf', content_type: 'application/pdf' }, new TextEncoder().encode('%PDF'), side, 1024));
+    expect(ok(await T.agent.call('task_get', { task_id: id })).evidence).toMatchObject({ met: true, attachments: 1 });
+    ok(await T.agent.call('task_update', { task_id: id, patch: { status: 'done' } }));
+  });
+
   it('does not apply to a task without requires_evidence', async () => {
     const t = ok(await T.agent.call('task_create', { project_id: 'EV', title: 'no proof needed' }));
     ok(await T.agent.call('task_claim', { task_id: t.task_id }));
@@ -209,7 +283,10 @@ describe('files', () => {
     });
     fails(await uploadAndAttach(who(), { object_type: 'task', object_id: 'EV-1', filename: 'streamed.bin' }, stream, store, 1024), 'PAYLOAD_TOO_LARGE');
     expect(readdirSync(path.join(dir, T.id))).toHaveLength(before);
-    fails(await uploadAndAttach(who(), { object_type: 'task', object_id: 'EV-1', filename: 'empty.txt' }, new Uint8Array(), store, 1024), 'VALIDATION_ERROR');
+    expect(fails(await uploadAndAttach(who(), { object_type: 'task', object_id: 'EV-1', filename: 'empty.txt' }, new Uint8Array(), store, 1024), 'VALIDATION_ERROR').details).toEqual({ fields: ['file'] });
+    expect(fails(await uploadAndAttach(who(), { object_type: 'task', object_id: '', filename: 'x.txt' }, new Uint8Array([1]), store, 1024), 'VALIDATION_ERROR').details).toEqual({ fields: ['object_id'] });
+    // an upload's Content-Type is a media type too
+    expect(fails(await uploadAndAttach(who(), { object_type: 'task', object_id: 'EV-1', filename: 'x.txt', content_type: 'text plain' }, new Uint8Array([1]), store, 1024), 'VALIDATION_ERROR').details).toEqual({ fields: ['content_type'] });
   });
 
   it('over HTTP: POST /api/files with a bearer key attaches (201), 413 over the limit, 404 for an unknown task', async () => {

@@ -32,10 +32,14 @@ function bullpen(env: Record<string, string | undefined>, ...args: string[]): Pr
   });
 }
 
-/** Everything but the sequence numbers activity rows get anew on import. */
+/** Everything but the sequence numbers activity rows get anew on import, and the workspace id (storage paths start with it). */
 function content(doc: ExportDoc): Record<string, unknown[]> {
-  return Object.fromEntries(Object.entries(doc.tables).map(([k, rows]) => [k, k === 'activity' ? rows.map(({ id: _id, ...r }) => r) : rows]));
+  const rows = Object.fromEntries(Object.entries(doc.tables).map(([k, rows]) => [k, k === 'activity' ? rows.map(({ id: _id, ...r }) => r) : rows]));
+  return JSON.parse(JSON.stringify(rows).replaceAll(doc.workspace.id, 'WS')) as Record<string, unknown[]>;
 }
+
+/** A file the workspace holds: its bytes must travel with the export and download after the import. */
+const fileBytes = new Uint8Array(Array.from({ length: 600 * 1024 }, (_, i) => (i * 7919) % 251));
 
 beforeAll(async () => {
   key = (await mintKey(server.url, server.adminToken, slug, 'keeper')).key;
@@ -45,6 +49,12 @@ beforeAll(async () => {
     tasks: [{ title: 'first', acceptance_criteria: ['one', { text: 'two', met: true }] }, { title: 'second', depends_on: [{ batch_index: 0 }] }],
   });
   await call(server.url, key, 'comment_add', { object_type: 'task', object_id: 'KEEP-2', body: 'Ünïcødé, "quotes" and\nnewlines' });
+  const up = await fetch(`${server.url}/api/files?object_type=task&object_id=KEEP-1&filename=measurements.bin`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream' },
+    body: fileBytes,
+  });
+  expect(up.status, await up.clone().text()).toBe(201);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -153,6 +163,10 @@ describe('bullpen export and import', () => {
     expect((await bullpen(serverEnv, 'export', '--workspace', copy, '--out', out2, '--no-markdown')).code).toBe(0);
     const doc2 = JSON.parse(readFileSync(out2, 'utf8')) as ExportDoc;
     expect(content(doc2)).toEqual(content(doc));
+    // the file's bytes travelled (the CLI streamed the file to the running server) and download from the copy
+    expect(doc.files).toHaveLength(1);
+    expect(doc2.files).toHaveLength(1);
+    expect(doc2.files![0].sha256).toBe(doc.files![0].sha256);
     expect(existsSync(path.join(dir, 'copy.md'))).toBe(false);
     // a second import into the now populated workspace is refused and changes nothing
     const again = await bullpen(serverEnv, 'import', out, '--workspace', copy);
@@ -162,6 +176,11 @@ describe('bullpen export and import', () => {
     const agent = await mintKey(server.url, server.adminToken, copy, 'keeper');
     const got = await call(server.url, agent.key, 'task_get', { task_id: 'KEEP-2' });
     expect(got.task).toMatchObject({ title: 'second' });
+    const listed = await call(server.url, agent.key, 'attachment_query', { object_type: 'task', object_id: 'KEEP-1' });
+    const file = (listed.attachments as { kind: string; download_url: string }[]).find((a) => a.kind === 'file')!;
+    const dl = await fetch(`${server.url}${file.download_url}`, { headers: { authorization: `Bearer ${agent.key}` } });
+    expect(dl.status).toBe(200);
+    expect(new Uint8Array(await dl.arrayBuffer())).toEqual(fileBytes);
     console.log(`[data] export → import → export: ${Object.values(doc.counts).reduce((a, b) => a + b, 0)} rows in ${Object.keys(doc.tables).length} tables identical`);
   });
 
