@@ -4,7 +4,11 @@ export const config = {
   publicUrl(): string | null {
     return process.env.BULLPEN_PUBLIC_URL?.replace(/\/$/, '') ?? null;
   },
-  /** Extra browser origins allowed to call /api/mcp (comma-separated). The server's own origin always is. */
+  /**
+   * Extra browser origins allowed to call any route (comma-separated, exact `scheme://host:port`).
+   * The server's own origin (and BULLPEN_PUBLIC_URL's) always is; no other, not even another port
+   * of localhost.
+   */
   allowedOrigins(): string[] {
     return (process.env.BULLPEN_ALLOWED_ORIGINS ?? '')
       .split(',')
@@ -19,9 +23,12 @@ export const config = {
   maxRouteBodyBytes(): number {
     return Number(process.env.BULLPEN_MAX_BODY_BYTES ?? 262_144);
   },
-  /** Largest export file `bullpen import` sends to a running server's admin route, in bytes. */
+  /**
+   * Largest export `bullpen import` sends to a running server's import route, in bytes (256 MiB by
+   * default): the front door holds that route to this, not to the routes' usual limit.
+   */
   maxImportBytes(): number {
-    return Number(process.env.BULLPEN_IMPORT_MAX_BYTES ?? 67_108_864);
+    return Number(process.env.BULLPEN_IMPORT_MAX_BYTES ?? 268_435_456);
   },
 };
 
