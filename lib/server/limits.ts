@@ -53,7 +53,7 @@ export function limitSettings(): LimitSettings {
   return {
     keyPerSecond: envNumber('BULLPEN_RATE_KEY_PER_SECOND', 30),
     workspacePerSecond: envNumber('BULLPEN_RATE_WORKSPACE_PER_SECOND', 100),
-    addressPerSecond: envNumber('BULLPEN_RATE_ADDRESS_PER_SECOND', 10),
+    addressPerSecond: envNumber('BULLPEN_RATE_ADDRESS_PER_SECOND', 20),
     windowSeconds: Math.max(1, envNumber('BULLPEN_RATE_WINDOW_SECONDS', 2)),
     // A workspace's queries compete for the CPU with everyone else's: while others are active it gets
     // half the machine's cores' worth at once (at least 1, at most half the pool), leaving the other
