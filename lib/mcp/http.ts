@@ -299,7 +299,7 @@ class NodeMcpRequest implements McpRequest {
   readonly url: string;
   readonly headers: NodeHeaders;
   /** The body as read, for the SDK's web Request. */
-  private text: string | null = null;
+  private bytes: Buffer | null = null;
   private gone: AbortController | null = null;
 
   constructor(
@@ -328,7 +328,7 @@ class NodeMcpRequest implements McpRequest {
   async body(opts: Omit<BodyOptions, 'declared'>): Promise<BodyRead> {
     this.bodyRead = true;
     const read = await readBody(this.req as BodySource, { ...opts, declared: declaredLength(this.headers) });
-    if (read.bytes) this.text = read.bytes.toString('utf8');
+    this.bytes = read.bytes;
     return read;
   }
 
@@ -342,7 +342,7 @@ class NodeMcpRequest implements McpRequest {
       if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
     }
     const hasBody = this.method !== 'GET' && this.method !== 'HEAD' && this.method !== 'OPTIONS';
-    return new Request(this.absoluteUrl(), { method: this.method, headers, body: hasBody ? (this.text ?? '') : undefined, signal: this.signal });
+    return new Request(this.absoluteUrl(), { method: this.method, headers, body: hasBody ? (this.bytes?.toString('utf8') ?? '') : undefined, signal: this.signal });
   }
 }
 

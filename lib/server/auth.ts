@@ -241,7 +241,7 @@ export async function authenticateRequest<S extends { claims: Claims; actor_id: 
 ): Promise<DoorResult<S>> {
   const limits = opts.limits ?? getLimits(opts.db);
   const byAddress = async (): Promise<DoorRefusal | null> => {
-    const r = await limits.consumeAddress(opts.address ?? clientAddress(req.headers));
+    const r = await limits.consumeAddress(clientAddress(req.headers, opts.address));
     return r && fromLimit(r);
   };
   const admitWorkspace = (tenantId: string) => async () => {
@@ -319,6 +319,6 @@ export function doorResponse(r: DoorRefusal): Response {
  * the client address's bucket. Null when the request may go on.
  */
 export async function limitByAddress(req: { headers: HeaderSource }, db: Db, address?: string | null): Promise<Response | null> {
-  const r = await getLimits(db).consumeAddress(address ?? clientAddress(req.headers));
+  const r = await getLimits(db).consumeAddress(clientAddress(req.headers, address));
   return r && doorResponse(fromLimit(r));
 }
