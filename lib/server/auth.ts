@@ -202,7 +202,7 @@ export type DoorOptions<S> = {
   keys?: boolean;
   /** The tool whose scope a key needs for this route (e.g. attach_add for an upload). */
   tool?: string;
-  /** The client's address when the server has it (Node's socket); else the front door's stamp. */
+  /** The client's address when the server has it (Node's socket; or the request's `address`); else the front door's stamp. */
   address?: string | null;
   /** Charge the workspace later, through admit(), once the route's own checks passed (MCP: the scopes of the body's calls). */
   deferWorkspace?: boolean;
@@ -236,12 +236,12 @@ const KEY_SHAPE = /^bp_[A-Za-z0-9_-]{8,190}$/;
  * 5. The workspace's bucket, now or (deferWorkspace) when the route calls admit().
  */
 export async function authenticateRequest<S extends { claims: Claims; actor_id: string }>(
-  req: { headers: HeaderSource },
+  req: { headers: HeaderSource; address?: string | null },
   opts: DoorOptions<S>,
 ): Promise<DoorResult<S>> {
   const limits = opts.limits ?? getLimits(opts.db);
   const byAddress = async (): Promise<DoorRefusal | null> => {
-    const r = await limits.consumeAddress(clientAddress(req.headers, opts.address));
+    const r = await limits.consumeAddress(clientAddress(req.headers, opts.address ?? req.address));
     return r && fromLimit(r);
   };
   const admitWorkspace = (tenantId: string) => async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseScopes } from '../../lib/core/scopes';
 import { authenticateRequest } from '../../lib/server/auth';
 import { Limits, type LimitSettings } from '../../lib/server/limits';
@@ -22,6 +22,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await db.drop();
+});
+
+// On Postgres the buckets are rows every Limits instance shares (that is the point): each test
+// starts from empty buckets, as a fresh server would
+beforeEach(async () => {
+  await db.query('delete from bullpen.rate_limits');
 });
 
 const settings = (over: Partial<LimitSettings> = {}): LimitSettings => ({
@@ -113,7 +119,7 @@ describe('the door', () => {
     // another address is not touched, and a key that authenticated skips the address bucket
     expect((await authenticateRequest(bearer('bp_live_nope_nope_nope_nope', '198.51.100.10'), { db: watched, limits })).ok ? 200 : 401).toBe(401);
     const good = await addAgent(db, { workspace: 'door-a', name: 'known-good' });
-    const fresh = new Limits(settings({ addressPerSecond: 1, keyPerSecond: 100, workspacePerSecond: 100 }), db);
+    const fresh = new Limits(settings({ addressPerSecond: 0.2, keyPerSecond: 100, workspacePerSecond: 100 }), db);
     for (let i = 0; i < 5; i++) expect((await authenticateRequest(bearer(good.api_key, '198.51.100.11'), { db, limits: fresh })).ok).toBe(true);
   });
 
