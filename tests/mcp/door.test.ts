@@ -126,6 +126,7 @@ describe('one door for every key', () => {
     // from an address of its own, so the other tests' bucket is not touched
     const from = '127.0.0.77';
     const statuses: number[] = [];
+    let limitedRpc: any = null;
     const t0 = Date.now();
     for (let i = 0; i < 120; i++) {
       const key = `bp_live_${Math.random().toString(36).slice(2)}${'q'.repeat(30)}`;
@@ -133,7 +134,11 @@ describe('one door for every key', () => {
         ? await send(undefined, 'POST', '/api/mcp', { ...MCP, authorization: `Bearer ${key}` }, call(i, 'whoami', {}), from)
         : await send(undefined, 'GET', '/api/files/00000000-0000-0000-0000-000000000000', { authorization: `Bearer ${key}` }, undefined, from);
       statuses.push(r.status);
+      if (i % 2 && r.status === 429) limitedRpc ??= { id: i, retryAfter: r.headers['retry-after'], body: JSON.parse(r.text) };
     }
+    // the rate refusal of a JSON-RPC call is a JSON-RPC error too: its id, Retry-After, the envelope naming the bucket
+    expect(limitedRpc.retryAfter).toMatch(/^\d+$/);
+    expect(limitedRpc.body).toMatchObject({ jsonrpc: '2.0', id: limitedRpc.id, error: { data: { ok: false, error: { code: 'RATE_LIMITED', retryable: true, details: { scope: 'address' } } } } });
     const seconds = (Date.now() - t0) / 1000;
     expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
