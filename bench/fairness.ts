@@ -10,6 +10,11 @@
  * (per-key and per-workspace rate limits, the per-workspace concurrency cap), then the same load on
  * a server with every limit off (the control). Target: with the limits, the noisy workspace raises
  * the quiet one's p99 by at most 2×. Prints JSON lines for both workspaces in every phase.
+ *
+ * Same workspace (BENCH_FAIR_CASE=same-workspace, or all): one key floods (the same tenfold load,
+ * from a single key) while another key of the same workspace works at its quiet pace. The limits
+ * charge the key first and a refused call costs the workspace nothing, so the quiet key keeps at
+ * least 95 % of its calls answered and its p99 within 2× of its p99 alone.
  */
 import http from 'node:http';
 import { loadavg } from 'node:os';
@@ -127,10 +132,58 @@ async function runServer(label: string, dbUrl: string, env: Record<string, strin
   }
 }
 
+/** One key floods, another key of the same workspace works at its quiet pace: answered share and p99 of the quiet key. */
+async function runSameWorkspace(dbUrl: string, quietKey: string, floodKey: string) {
+  const label = 'limits on (defaults), same workspace';
+  const server = await startServer({ DATABASE_URL: dbUrl });
+  const url = new URL(server.url);
+  try {
+    await drive(url, [quietKey], QUIET_CLIENTS, Date.now() + 2000, fresh());
+    const alone = fresh();
+    const quiet = fresh();
+    const flood = fresh();
+    for (let r = 0; r < ROUNDS; r++) {
+      await drive(url, [quietKey], QUIET_CLIENTS, Date.now() + SECONDS * 1000, alone);
+      // let the buckets refill, so every round starts from the same state
+      await new Promise((res) => setTimeout(res, 2500));
+      const until = Date.now() + SECONDS * 1000;
+      await Promise.all([drive(url, [quietKey], QUIET_CLIENTS, until, quiet), drive(url, [floodKey], QUIET_CLIENTS * FACTOR, until, flood)]);
+    }
+    const quietAlone = report(label, 'alone', 'quiet key', QUIET_CLIENTS, alone, SECONDS * ROUNDS);
+    const quietBusy = report(label, 'contended', 'quiet key', QUIET_CLIENTS, quiet, SECONDS * ROUNDS);
+    report(label, 'contended', 'flooding key', QUIET_CLIENTS * FACTOR, flood, SECONDS * ROUNDS);
+    const calls = quiet.ok + quiet.limited + quiet.busy + quiet.other;
+    const answered = calls ? Math.round((quiet.ok / calls) * 1000) / 1000 : 0;
+    const ratio = Math.round((quietBusy.p99_ms / quietAlone.p99_ms) * 100) / 100;
+    const floodCalls = flood.ok + flood.limited + flood.busy + flood.other;
+    emit({
+      bench: 'fairness',
+      summary: true,
+      case: 'same-workspace',
+      load_average_1m: Math.round(loadavg()[0] * 100) / 100,
+      quiet_answered_ratio: answered,
+      quiet_p99_ratio: ratio,
+      flood_refused_ratio: floodCalls ? Math.round((flood.limited / floodCalls) * 1000) / 1000 : 0,
+      target_answered_ratio: 0.95,
+      target_ratio: 2,
+      met: answered >= 0.95 && ratio <= 2,
+    });
+  } finally {
+    await server.stop();
+  }
+}
+
 async function main() {
   const scratch = await scratchDatabase({ prefix: 'bp_fair', pool: { max: 4 } });
   const { db, url } = scratch;
+  const which = process.env.BENCH_FAIR_CASE ?? 'all';
   try {
+    if (which === 'same-workspace' || which === 'all') {
+      const [quietKey, floodKey] = await seed(db, 'shared', 2);
+      await db.query('analyze');
+      await runSameWorkspace(url, quietKey, floodKey);
+      if (which === 'same-workspace') return;
+    }
     const quietKeys = await seed(db, 'quiet', 2);
     const noisyKeys = await seed(db, 'noisy', NOISY_KEYS);
     await db.query('analyze');

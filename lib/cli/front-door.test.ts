@@ -3,7 +3,7 @@ import { bindLines, frontDoor } from './start';
 
 const saved = { ...process.env };
 afterEach(() => {
-  for (const k of ['BULLPEN_PUBLIC_URL', 'BULLPEN_ALLOWED_HOSTS']) {
+  for (const k of ['BULLPEN_PUBLIC_URL', 'BULLPEN_ALLOWED_HOSTS', 'BULLPEN_IMPORT_MAX_BYTES']) {
     if (saved[k] === undefined) delete process.env[k];
     else process.env[k] = saved[k];
   }
@@ -13,16 +13,38 @@ const req = (url: string, headers: Record<string, string>, method = 'POST') => (
 
 describe('the front door of bullpen start', () => {
   it('refuses a foreign Host or Origin on every path', () => {
-    for (const path of ['/', '/projects', '/api/mcp', '/api/admin/agents', '/auth/session']) {
+    for (const path of ['/', '/projects', '/api/admin/agents', '/auth/session']) {
       expect(frontDoor(req(path, { host: 'evil.example.com' }))?.status, path).toBe(403);
       expect(frontDoor(req(path, { origin: 'http://evil.example.com' }))?.status, path).toBe(403);
       expect(frontDoor(req(path, {})), path).toBeNull();
     }
   });
 
-  it('refuses a declared body over the limit, and a body of unknown length outside the MCP route', () => {
+  it('refuses another port of localhost as an Origin', () => {
+    expect(frontDoor(req('/auth/session', { origin: 'http://localhost:4000' }))?.status).toBe(403);
+    expect(frontDoor(req('/auth/session', { origin: 'http://localhost:3000' }))).toBeNull();
+  });
+
+  it('leaves every refusal of the MCP endpoint to it (JSON-RPC errors with the body drained)', () => {
+    expect(frontDoor(req('/api/mcp', { host: 'evil.example.com' }))).toBeNull();
+    expect(frontDoor(req('/api/mcp?toolsets=core', { origin: 'http://evil.example.com' }))).toBeNull();
+    expect(frontDoor(req('/api/mcp', { 'content-length': String(2 * 1024 * 1024) }))).toBeNull();
+  });
+
+  it('holds the import route to its own limit (256 MiB by default), streamed, not to the routes’ 1 MiB', async () => {
+    expect(frontDoor(req('/api/admin/import', { 'content-length': String(5 * 1024 * 1024) }))).toBeNull();
+    expect(frontDoor(req('/api/admin/import', { 'content-length': String(200 * 1024 * 1024) }))).toBeNull();
+    expect(frontDoor(req('/api/admin/import', { 'transfer-encoding': 'chunked' }))).toBeNull();
+    const over = frontDoor(req('/api/admin/import', { 'content-length': String(257 * 1024 * 1024) }));
+    expect(over?.status).toBe(413);
+    expect((await over!.json()).error.hint).toContain('BULLPEN_IMPORT_MAX_BYTES');
+    process.env.BULLPEN_IMPORT_MAX_BYTES = String(2 * 1024 * 1024);
+    expect(frontDoor(req('/api/admin/import', { 'content-length': String(3 * 1024 * 1024) }))?.status).toBe(413);
+    expect(frontDoor(req('/api/admin/agents', { 'content-length': String(2 * 1024 * 1024) }))?.status).toBe(413);
+  });
+
+  it('refuses a declared body over the limit, and a body of unknown length outside the MCP and import routes', () => {
     expect(frontDoor(req('/api/console/tool', { 'content-length': String(2 * 1024 * 1024) }))?.status).toBe(413);
-    expect(frontDoor(req('/api/mcp', { 'content-length': String(2 * 1024 * 1024) }))?.status).toBe(413);
     expect(frontDoor(req('/api/console/tool', { 'transfer-encoding': 'chunked' }))?.status).toBe(411);
     expect(frontDoor(req('/api/mcp', { 'transfer-encoding': 'chunked' }))).toBeNull();
     expect(frontDoor(req('/api/console/tool', { 'content-length': '100' }))).toBeNull();

@@ -9,7 +9,7 @@ import type { Db } from '../db/types';
 import { mkdirPrivate, tightenTree, usePrivateUmask } from '../db/private-fs';
 import { config } from '../server/config';
 import { filesDir, maxUploadBytes, tooLarge } from '../server/files';
-import { checkTransport, configuredHosts, isLoopback, type HeaderSource } from '../server/transport';
+import { checkTransport, configuredHosts, isLoopback, stampPeer, type HeaderSource } from '../server/transport';
 import { startJobs } from '../jobs';
 import { ensureActor, ensureWorkspace } from '../server/workspace';
 import { DataDirHeld, describeHolder, lockDataDir, type DataLock } from './data-lock';
@@ -117,9 +117,12 @@ async function sendRefusal(res: http.ServerResponse, response: Response): Promis
 const UPLOAD_FRAMING_BYTES = 64 * 1024;
 
 export function frontDoor(req: { url?: string; method?: string; headers: HeaderSource }): Response | null {
+  // The MCP endpoint makes every check itself (Host, Origin, keys, limits, size) and answers each
+  // refusal as a JSON-RPC error with the body drained, so a client's connection survives it
+  // (lib/mcp/http.ts); an HTTP refusal here, on a closed connection, lost clients their session.
+  if (servedDirectly(req.url)) return null;
   const refused = checkTransport(req);
   if (refused) return refused;
-  const isMcp = req.url === '/api/mcp' || !!req.url?.startsWith('/api/mcp?');
   const declared = Number(req.headers.get('content-length') ?? NaN);
   // uploads have a limit of their own (BULLPEN_MAX_UPLOAD_BYTES), and the refusal names it; a form
   // upload's framing gets a small allowance, the route itself counts the file's own bytes
@@ -127,20 +130,31 @@ export function frontDoor(req: { url?: string; method?: string; headers: HeaderS
   if (isUpload && Number.isFinite(declared) && declared > maxUploadBytes() + UPLOAD_FRAMING_BYTES) {
     return Response.json(tooLarge(), { status: 413, headers: { connection: 'close' } });
   }
-  const limit = isMcp
-    ? config.maxBodyBytes()
+  // an export is a whole workspace: the import route has its own limit (BULLPEN_IMPORT_MAX_BYTES),
+  // and its body streams through to the route, which counts what it reads
+  const isImport = req.url === '/api/admin/import' || !!req.url?.startsWith('/api/admin/import?');
+  const limit = isImport
+    ? config.maxImportBytes()
     : isUpload
       ? maxUploadBytes() + UPLOAD_FRAMING_BYTES
       : Math.max(config.maxRouteBodyBytes(), SERVER_ACTION_BODY_BYTES);
   if (Number.isFinite(declared) && declared > limit) {
     return Response.json(
-      { ok: false, error: { code: 'PAYLOAD_TOO_LARGE', message: `request body exceeds ${limit} bytes`, hint: 'send a smaller request', retryable: false } },
+      {
+        ok: false,
+        error: {
+          code: 'PAYLOAD_TOO_LARGE',
+          message: `request body exceeds ${limit} bytes`,
+          hint: isImport ? 'raise BULLPEN_IMPORT_MAX_BYTES on the server, or import with the server stopped' : 'send a smaller request',
+          retryable: false,
+        },
+      },
       { status: 413, headers: { connection: 'close' } },
     );
   }
-  // A body of unknown length (chunked) is read only by the MCP route, which counts as it reads;
-  // every other route, uploads included, must say how much it sends, so the limit above holds.
-  if (!isMcp && !Number.isFinite(declared) && req.headers.get('transfer-encoding')) {
+  // A body of unknown length (chunked) is read only by routes that count as they read (the
+  // import); every other route, uploads included, must say how much it sends, so the limit holds.
+  if (!isImport && !Number.isFinite(declared) && req.headers.get('transfer-encoding')) {
     return Response.json(
       {
         ok: false,
@@ -264,6 +278,8 @@ async function startLocked(
       void serveMcpNode(req, res);
       return;
     }
+    // the routes behind Next learn the client's address from this stamp (their per-address limits)
+    stampPeer(req.headers, req.socket.remoteAddress);
     void handle(req, res);
   });
   server.keepAliveTimeout = 65_000;

@@ -6,6 +6,7 @@ import type { Claims } from '../db/types';
 import { isSecureRequest } from '../server/config';
 import { sessionCookieName, sessionLive, toDbClaims, verifySession } from './session';
 import { humanForSupabaseUser, supabaseConfig, verifySupabaseJwt } from './supabase';
+import { supabaseSessionCheck } from './supabase-live';
 import { toolError } from '../core/errors';
 
 /** A signed-in human, as every console page, action and route sees them. */
@@ -16,6 +17,8 @@ export type ConsoleSession = {
   via: 'local' | 'supabase';
   /** The local session row (bullpen.sessions); absent under Supabase Auth, which revokes its own. */
   sid?: string;
+  /** Under Supabase Auth: whether the session still stands (a live stream asks it while open). */
+  stillLive?: () => Promise<boolean>;
 };
 
 /** The workspace a multi-workspace Supabase user chose last. */
@@ -39,7 +42,8 @@ async function supabaseSession(): Promise<ConsoleSession | null> {
     },
   });
   const { data } = await supabase.auth.getSession();
-  const user = await verifySupabaseJwt(data.session?.access_token, cfg);
+  const token = data.session?.access_token;
+  const user = await verifySupabaseJwt(token, cfg);
   if (!user) return null;
   const human = await humanForSupabaseUser(await getDb(), user, store.get(WORKSPACE_COOKIE)?.value, async () => {
     // the token did not say: ask the auth server whether the address was confirmed
@@ -48,7 +52,13 @@ async function supabaseSession(): Promise<ConsoleSession | null> {
   });
   if (!human) return null;
   const claims = toDbClaims({ sub: user.sub, tenant_id: human.tenant_id, actor_id: human.actor_id });
-  return { claims, tenant_id: human.tenant_id, actor_id: human.actor_id, via: 'supabase' };
+  const stillLive = supabaseSessionCheck({
+    token: token!,
+    sub: user.sub,
+    cfg,
+    askServer: async (t) => (await supabase.auth.getUser(t)).data.user?.id ?? null,
+  });
+  return { claims, tenant_id: human.tenant_id, actor_id: human.actor_id, via: 'supabase', stillLive };
 }
 
 /** The session cookie's name for this request: `__Host-bullpen_session` over https. */

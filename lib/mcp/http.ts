@@ -13,11 +13,10 @@ import { scopeFor, toolAllowed, type Scopes } from '../core/scopes';
 import { parseToolsets } from '../core/toolsets';
 import { getDb } from '../db';
 import { transientDbError } from '../core/sql-errors';
-import { authenticateKey, bearer, derivedRunKey, runContextFrom } from '../server/auth';
-import { hashKey } from '../server/keys';
+import { authenticateRequest, derivedRunKey, runContextFrom, type DoorRefusal } from '../server/auth';
 import { config, requestOrigin } from '../server/config';
-import { getLimits, type Refusal } from '../server/limits';
-import { BodyTooLarge, hostAllowed, originAllowed, readBodyText, type HeaderSource } from '../server/transport';
+import { getLimits } from '../server/limits';
+import { BodyAborted, hostAllowed, JsonRpcIdScanner, originAllowed, readBody, type BodyOptions, type BodyRead, type BodySource, type HeaderSource } from '../server/transport';
 import { answerToolCall, createMcpServer, toolsFor, type McpContext } from './server';
 
 /**
@@ -27,12 +26,49 @@ import { answerToolCall, createMcpServer, toolsFor, type McpContext } from './se
  */
 export type Reply = { status: number; headers: Record<string, string>; body: string | null };
 
-function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}, data?: unknown): Reply {
+function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}, data?: unknown, id: string | number | null = null): Reply {
   return {
     status,
     headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(data === undefined ? {} : { data }) }, id: null }),
+    body: JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(data === undefined ? {} : { data }) }, id }),
   };
+}
+
+/** The id of a parsed single JSON-RPC message, or null (a batch, a notification, garbage). */
+function idOf(msg: unknown): string | number | null {
+  const id = isPlainObject(msg) ? msg.id : null;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}
+
+/**
+ * How much of a refused body is read and thrown away so the answer goes out on a connection the
+ * client can keep using (its session survives). Past this the connection is closed instead.
+ */
+function drainLimit(): number {
+  return Math.max(16 * 1_048_576, 4 * config.maxBodyBytes());
+}
+
+/**
+ * A front-door refusal of a JSON-RPC request (host, origin, toolsets, auth, rate, size): a JSON-RPC
+ * error with the request's id when its bytes show one, the envelope in `data`, and the body read to
+ * its end first, so the client's connection and session survive the refusal.
+ */
+async function refuse(req: McpRequest, status: number, code: number, error: ToolError, headers: Record<string, string> = {}): Promise<Reply> {
+  let id: string | number | null = null;
+  if (req.method === 'POST' && !req.bodyRead) {
+    const scanner = new JsonRpcIdScanner();
+    const read = await req.body({ limit: 0, drainUpTo: drainLimit(), scan: (c) => scanner.push(c) });
+    id = scanner.id;
+    if (!read.complete) headers = { ...headers, connection: 'close' };
+  }
+  return jsonRpcError(status, code, `${error.code}: ${error.message}`, { 'cache-control': 'no-store', ...headers }, { ok: false, error }, id);
+}
+
+/** A door refusal as its JSON-RPC error: 401 with the metadata challenge, 403 insufficient_scope, 429 with Retry-After. */
+function doorRefusal(req: McpRequest, r: DoorRefusal, cors: Record<string, string>): Promise<Reply> {
+  const headers = { ...r.headers, ...cors };
+  if (r.status === 401) headers['www-authenticate'] = `Bearer resource_metadata="${resourceMetadataUrl(req)}"`;
+  return refuse(req, r.status, r.status === 401 ? -32001 : -32000, r.error, headers);
 }
 
 /**
@@ -47,8 +83,12 @@ export type McpRequest = {
   headers: HeaderSource;
   /** Aborted when the client goes away: a waiting call (wait_seconds) ends instead of running out. */
   signal: AbortSignal | undefined;
-  /** The body as text, within the limit; throws BodyTooLarge. */
-  text(limit: number): Promise<string>;
+  /** The client's socket address, when the server has it (the per-address limit). */
+  address: string | null;
+  /** Reads the body through the one body loop (lib/server/transport.ts readBody); once only. */
+  body(opts: Omit<BodyOptions, 'declared'>): Promise<BodyRead>;
+  /** Whether body() ran. */
+  readonly bodyRead: boolean;
   /** The absolute URL (for the 401/403 challenge's metadata link). */
   absoluteUrl(): string;
   /** A web Request for the SDK, built only for a call that falls back to it (its body is passed parsed). */
@@ -64,7 +104,7 @@ const NO_CORS: Record<string, string> = Object.freeze({}) as Record<string, stri
 
 function corsHeaders(req: McpRequest): Record<string, string> {
   const origin = req.headers.get('origin');
-  if (!origin || !originAllowed(origin)) return NO_CORS;
+  if (!origin || !originAllowed(origin, { url: req.absoluteUrl(), headers: req.headers })) return NO_CORS;
   return {
     'access-control-allow-origin': origin,
     'access-control-allow-headers':
@@ -79,13 +119,14 @@ function corsHeaders(req: McpRequest): Record<string, string> {
  * The Host and Origin check (DNS rebinding): a request addressed to a name this server does not
  * serve, or sent by a foreign browser origin, is refused before anything else is looked at.
  */
-export function transportGuard(req: McpRequest): Reply | null {
+export function transportGuard(req: McpRequest): ToolError | null {
   // a Request built in-process carries no Host header: its URL says where it was addressed
-  if (!hostAllowed(req.headers.get('host') ?? new URL(req.absoluteUrl()).host)) {
-    return jsonRpcError(403, -32000, 'host not allowed: address this server by localhost or a name in BULLPEN_PUBLIC_URL / BULLPEN_ALLOWED_HOSTS');
+  const host = req.headers.get('host') ?? new URL(req.absoluteUrl()).host;
+  if (!hostAllowed(host)) {
+    return toolError('FORBIDDEN', 'host not allowed: this server does not answer requests addressed to that name', 'address this server by localhost or a name in BULLPEN_PUBLIC_URL / BULLPEN_ALLOWED_HOSTS');
   }
-  if (!originAllowed(req.headers.get('origin'))) {
-    return jsonRpcError(403, -32000, 'origin not allowed: list it in BULLPEN_ALLOWED_ORIGINS');
+  if (!originAllowed(req.headers.get('origin'), { url: req.absoluteUrl(), headers: req.headers })) {
+    return toolError('FORBIDDEN', 'origin not allowed: a browser page may call only from this server’s own origin', 'call from the console’s own origin, or list the origin in BULLPEN_ALLOWED_ORIGINS');
   }
   return null;
 }
@@ -109,21 +150,6 @@ export function outOfScope(parsed: unknown, scopes: Scopes): { tool: string; sco
     if (tool && !toolAllowed(tool, scopes)) return { tool: tool.name, scope: scopeFor(tool) };
   }
   return null;
-}
-
-/** Which workspace a key (by hash) authenticated into; bounded, only ever used to pick a bucket. */
-const workspaceOfKey = new Map<string, string>();
-function rememberWorkspace(hash: string, tenantId: string): void {
-  if (workspaceOfKey.size >= 10_000) workspaceOfKey.clear();
-  workspaceOfKey.set(hash, tenantId);
-}
-
-/** A rate-limit or concurrency refusal as HTTP: 429/503, Retry-After, the envelope in the JSON-RPC error's data. */
-function refusalResponse(r: Refusal, cors: Record<string, string>): Reply {
-  return jsonRpcError(r.status, -32000, `${r.error.code}: ${r.error.message}`, { 'retry-after': String(r.retryAfterSeconds), ...cors }, {
-    ok: false,
-    error: r.error,
-  } satisfies { ok: false; error: ToolError });
 }
 
 /**
@@ -212,6 +238,8 @@ async function answerMcp(req: McpRequest): Promise<Reply | Response> {
   try {
     return await serveMcp(req);
   } catch (err) {
+    // the client went away mid-body: nobody reads the answer
+    if (err instanceof BodyAborted) return jsonRpcError(400, -32600, err.message, { connection: 'close' });
     // the database down or saturated before any tool ran (the key lookup is the first query): the
     // caller hears UNAVAILABLE / BUSY, retryable, as a tool call would, with a 503 and Retry-After
     const transient = transientDbError(err);
@@ -225,15 +253,29 @@ async function answerMcp(req: McpRequest): Promise<Reply | Response> {
 
 /** A web Request as the endpoint reads it. */
 function fromWeb(req: Request): McpRequest {
+  let read = false;
   return {
     method: req.method,
     url: req.url,
     headers: req.headers,
     signal: req.signal,
-    text: (limit) => readBodyText(req, limit),
+    address: null,
+    body: (opts) => {
+      read = true;
+      return readBody(req.body as BodySource, { ...opts, declared: declaredLength(req.headers) });
+    },
+    get bodyRead() {
+      return read;
+    },
     absoluteUrl: () => req.url,
     web: () => req,
   };
+}
+
+function declaredLength(headers: HeaderSource): number | null {
+  const v = headers.get('content-length');
+  const n = v === null ? NaN : Number(v);
+  return Number.isFinite(n) ? n : null;
 }
 
 /** The endpoint for the Next.js route and in-process callers (tests): Request → Response. */
@@ -256,7 +298,8 @@ class NodeMcpRequest implements McpRequest {
   readonly method: string;
   readonly url: string;
   readonly headers: NodeHeaders;
-  private body: string | null = null;
+  /** The body as read, for the SDK's web Request. */
+  private bytes: Buffer | null = null;
   private gone: AbortController | null = null;
 
   constructor(
@@ -276,29 +319,17 @@ class NodeMcpRequest implements McpRequest {
     return (this.gone ??= new AbortController()).signal;
   }
 
-  text(limit: number): Promise<string> {
-    const declared = Number(this.req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLarge(limit));
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const req = this.req;
-      const onData = (c: Buffer) => {
-        size += c.byteLength;
-        if (size > limit) {
-          req.off('data', onData);
-          req.pause();
-          reject(new BodyTooLarge(limit));
-          return;
-        }
-        chunks.push(c);
-      };
-      req.on('data', onData);
-      req.once('end', () => resolve((this.body = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8'))));
-      req.once('error', reject);
-      // a client gone mid-body: what arrived is answered (to nobody) rather than left hanging
-      req.once('close', () => resolve((this.body = Buffer.concat(chunks).toString('utf8'))));
-    });
+  get address(): string | null {
+    return this.req.socket?.remoteAddress ?? null;
+  }
+
+  bodyRead = false;
+
+  async body(opts: Omit<BodyOptions, 'declared'>): Promise<BodyRead> {
+    this.bodyRead = true;
+    const read = await readBody(this.req as BodySource, { ...opts, declared: declaredLength(this.headers) });
+    this.bytes = read.bytes;
+    return read;
   }
 
   absoluteUrl(): string {
@@ -311,7 +342,7 @@ class NodeMcpRequest implements McpRequest {
       if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
     }
     const hasBody = this.method !== 'GET' && this.method !== 'HEAD' && this.method !== 'OPTIONS';
-    return new Request(this.absoluteUrl(), { method: this.method, headers, body: hasBody ? (this.body ?? '') : undefined, signal: this.signal });
+    return new Request(this.absoluteUrl(), { method: this.method, headers, body: hasBody ? (this.bytes?.toString('utf8') ?? '') : undefined, signal: this.signal });
   }
 }
 
@@ -370,8 +401,8 @@ async function writeWebResponse(response: Response, res: http.ServerResponse): P
 }
 
 async function serveMcp(req: McpRequest): Promise<Reply | Response> {
-  const refused = transportGuard(req);
-  if (refused) return refused;
+  const wall = transportGuard(req);
+  if (wall) return refuse(req, 403, -32000, wall);
   const cors = corsHeaders(req);
   if (req.method === 'OPTIONS') return { status: 204, headers: { ...cors }, body: null };
   const toolsets = requestedToolsets(req);
@@ -381,38 +412,26 @@ async function serveMcp(req: McpRequest): Promise<Reply | Response> {
       fields: ['toolsets'],
       valid: toolsets.valid,
     });
-    return jsonRpcError(400, -32602, message, cors, { ok: false, error });
+    return refuse(req, 400, -32602, error, cors);
   }
 
   const db = await getDb();
   const limits = getLimits(db);
-  const key = bearer(req.headers);
-  const hash = key ? hashKey(key) : null;
-  // The buckets come before the key lookup: a key seen before is known to belong to its workspace
-  // (a key never moves), so a flood into an emptied workspace or key bucket is refused from memory,
-  // without a database round trip per call.
-  const knownTenant = hash ? workspaceOfKey.get(hash) : undefined;
-  if (knownTenant) {
-    const limited = await limits.consumeWorkspace(knownTenant);
-    if (limited) return refusalResponse(limited, cors);
-  }
-  if (hash) {
-    const limited = await limits.consumeKey(hash);
-    if (limited) return refusalResponse(limited, cors);
-  }
   const run = runContextFrom(req.headers);
-  const identity = await authenticateKey(db, key, run, { sessionId: req.headers.get('mcp-session-id'), cached: true, hash });
-  if (!identity) {
-    return jsonRpcError(401, -32001, 'missing, unknown, revoked or expired API key: send Authorization: Bearer bp_live_…', {
-      'www-authenticate': `Bearer resource_metadata="${resourceMetadataUrl(req)}"`,
-      ...cors,
-    });
-  }
-  if (!knownTenant) {
-    rememberWorkspace(hash!, identity.claims.tenant_id);
-    const limited = await limits.consumeWorkspace(identity.claims.tenant_id);
-    if (limited) return refusalResponse(limited, cors);
-  }
+  // the one door (lib/server/auth.ts): address bucket for unknown keys, the key's bucket, the
+  // lookup; the workspace is charged below, once the body's calls are known to be in scope
+  const door = await authenticateRequest(req, {
+    db,
+    limits,
+    address: req.address,
+    cached: true,
+    run,
+    sessionId: req.headers.get('mcp-session-id'),
+    deferWorkspace: true,
+  });
+  if (!door.ok) return doorRefusal(req, door.refusal, cors);
+  if (door.caller.via !== 'key') throw new Error('the MCP endpoint admits keys only');
+  const identity = door.caller.identity;
   if (req.method !== 'POST') {
     // stateless: no standalone server-to-client stream and no sessions to delete
     return jsonRpcError(405, -32000, 'method not allowed: this endpoint is stateless; POST JSON-RPC messages', {
@@ -420,13 +439,18 @@ async function serveMcp(req: McpRequest): Promise<Reply | Response> {
       ...cors,
     });
   }
-  let text: string;
-  try {
-    text = await req.text(config.maxBodyBytes());
-  } catch (err) {
-    if (!(err instanceof BodyTooLarge)) throw err;
-    return jsonRpcError(413, -32600, `request body exceeds ${config.maxBodyBytes()} bytes`, { connection: 'close', ...cors });
+  const limit = config.maxBodyBytes();
+  let scanner: JsonRpcIdScanner | null = null;
+  const read = await req.body({ limit, drainUpTo: drainLimit(), scan: (c) => (scanner ??= new JsonRpcIdScanner()).push(c) });
+  if (!read.bytes) {
+    const error = toolError('PAYLOAD_TOO_LARGE', `request body exceeds ${limit} bytes`, 'send a smaller call: split a batch, or attach large content as a file (POST /api/files)', {
+      limit_bytes: limit,
+    });
+    const headers: Record<string, string> = { 'cache-control': 'no-store', ...cors };
+    if (!read.complete) headers.connection = 'close';
+    return jsonRpcError(413, -32600, `${error.code}: ${error.message}`, headers, { ok: false, error }, (scanner as JsonRpcIdScanner | null)?.id ?? null);
   }
+  const text = read.bytes.toString('utf8');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -455,7 +479,12 @@ async function serveMcp(req: McpRequest): Promise<Reply | Response> {
       { required_scope: denied.scope },
     );
     const challenge = `Bearer error="insufficient_scope", scope="${denied.scope}", resource_metadata="${resourceMetadataUrl(req)}", error_description="this key may not call ${denied.tool}"`;
-    return jsonRpcError(403, -32001, `FORBIDDEN: ${error.message}`, { 'www-authenticate': challenge, ...cors }, { ok: false, error });
+    return jsonRpcError(403, -32001, `FORBIDDEN: ${error.message}`, { 'www-authenticate': challenge, ...cors }, { ok: false, error }, idOf(parsed));
+  }
+  // only a call the key may make costs its workspace a call
+  const admitted = await door.admit();
+  if (admitted) {
+    return jsonRpcError(admitted.status, -32000, `${admitted.error.code}: ${admitted.error.message}`, { 'cache-control': 'no-store', ...admitted.headers, ...cors }, { ok: false, error: admitted.error }, idOf(parsed));
   }
   // the workspace's cap applies to its database work, not to the request: a call that waits for
   // news (inbox, task_claim with wait_seconds) holds no slot while it waits

@@ -1,7 +1,11 @@
+import { toolError, type ToolError } from '../core/errors';
+import { getTool } from '../core/registry';
 import { normalizeRemote } from '../core/remote';
+import { scopeFor, toolAllowed } from '../core/scopes';
 import type { Claims, Db } from '../db/types';
 import { hashKey } from './keys';
-import type { HeaderSource } from './transport';
+import { getLimits, type Limits, type Refusal } from './limits';
+import { clientAddress, type HeaderSource } from './transport';
 
 export type KeyIdentity = {
   claims: Claims;
@@ -87,9 +91,22 @@ const keyCache: Map<string, Cached> = ((globalThis as { [CACHE]?: Map<string, Ca
  * on its very next call; other processes stop believing it within keyCacheMs().
  */
 export function forgetKeys(keyId?: string): void {
-  if (keyId === undefined) keyCache.clear();
-  else for (const [hash, c] of keyCache) if (c.row.key_id === keyId) keyCache.delete(hash);
+  if (keyId === undefined) {
+    keyCache.clear();
+    knownKeys.clear();
+  } else {
+    for (const [hash, c] of keyCache) if (c.row.key_id === keyId) keyCache.delete(hash);
+    for (const [hash, id] of knownKeys) if (id === keyId) knownKeys.delete(hash);
+  }
 }
+
+/**
+ * Hashes of keys that authenticated in this process (hash → key id), whatever the cache's time:
+ * a call with one of them skips its address's bucket. Anything else (missing, malformed, unknown,
+ * revoked) is charged to the caller's address before any lookup.
+ */
+const KNOWN = Symbol.for('bullpen.knownKeys');
+const knownKeys: Map<string, string> = ((globalThis as { [KNOWN]?: Map<string, string> })[KNOWN] ??= new Map());
 
 async function lookupKey(db: Db, hash: string, cached: boolean): Promise<KeyRow | null> {
   const ttl = cached ? keyCacheMs() : 0;
@@ -99,8 +116,11 @@ async function lookupKey(db: Db, hash: string, cached: boolean): Promise<KeyRow 
   const [row] = await db.query<KeyRow>(`select * from bullpen.authenticate_key($1)`, [hash]);
   if (!row) {
     keyCache.delete(hash);
+    knownKeys.delete(hash);
     return null;
   }
+  if (knownKeys.size >= 50_000) knownKeys.clear();
+  knownKeys.set(hash, row.key_id);
   if (ttl > 0) {
     if (keyCache.size >= 10_000) keyCache.clear();
     keyCache.set(hash, { row, db, checkedAt: now, expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : Infinity });
@@ -156,4 +176,144 @@ export function bearer(headers: HeaderSource): string | null {
   const h = headers.get('authorization');
   const m = h?.match(/^Bearer\s+(\S+)$/i);
   return m ? m[1] : null;
+}
+
+/** A door refusal: the status, the headers it needs (Retry-After) and the envelope's error. */
+export type DoorRefusal = { status: 401 | 403 | 429 | 503; headers: Record<string, string>; error: ToolError };
+
+/** Who a request is, once the door let it in. */
+export type Caller<S> =
+  | { via: 'key'; db: Db; claims: Claims; scopes: string[] | null; identity: KeyIdentity }
+  | { via: 'session'; db: Db; claims: Claims; scopes: null; session: S };
+
+export type DoorOptions<S> = {
+  db: Db;
+  /**
+   * The console session resolver, for routes a signed-in person may call too (without it, only a
+   * key gets in). A request that carries a key is never taken as a person's.
+   */
+  session?: () => Promise<S | null>;
+  /** Whether an API key may call this route (default true); false: a console-only route, Authorization is not read. */
+  keys?: boolean;
+  /** The tool whose scope a key needs for this route (e.g. attach_add for an upload). */
+  tool?: string;
+  /** The client's address when the server has it (Node's socket; or the request's `address`); else the front door's stamp. */
+  address?: string | null;
+  /** Charge the workspace later, through admit(), once the route's own checks passed (MCP: the scopes of the body's calls). */
+  deferWorkspace?: boolean;
+  /** Believe a key that authenticated within keyCacheMs() (the MCP endpoint). */
+  cached?: boolean;
+  run?: RunContext;
+  sessionId?: string | null;
+  limits?: Limits;
+};
+
+export type DoorResult<S> =
+  | { ok: true; caller: Caller<S>; admit: () => Promise<DoorRefusal | null> }
+  | { ok: false; refusal: DoorRefusal };
+
+function fromLimit(r: Refusal): DoorRefusal {
+  return { status: r.status, headers: { 'retry-after': String(r.retryAfterSeconds) }, error: r.error };
+}
+
+const KEY_SHAPE = /^bp_[A-Za-z0-9_-]{8,190}$/;
+
+/**
+ * The one door for every route that takes an API key (and, where a route allows it, a console
+ * session). In this order:
+ *
+ * 1. A key the process has not seen authenticate (missing, malformed, unknown, revoked) is charged
+ *    to the client address's bucket before any lookup; a person's session check likewise when no
+ *    session turns up.
+ * 2. The key's own bucket (a person's: `h:<actor>`); a call refused here costs its workspace nothing.
+ * 3. The lookup: revoked or expired keys are 401, as unknown ones.
+ * 4. Scopes: a key whose scopes do not cover `tool` is 403 insufficient_scope.
+ * 5. The workspace's bucket, now or (deferWorkspace) when the route calls admit().
+ */
+export async function authenticateRequest<S extends { claims: Claims; actor_id: string }>(
+  req: { headers: HeaderSource; address?: string | null },
+  opts: DoorOptions<S>,
+): Promise<DoorResult<S>> {
+  const limits = opts.limits ?? getLimits(opts.db);
+  const byAddress = async (): Promise<DoorRefusal | null> => {
+    const r = await limits.consumeAddress(clientAddress(req.headers, opts.address ?? req.address));
+    return r && fromLimit(r);
+  };
+  const admitWorkspace = (tenantId: string) => async () => {
+    const r = await limits.consumeWorkspace(tenantId);
+    return r && fromLimit(r);
+  };
+  const admitted = async <C extends Caller<S>>(caller: C, tenantId: string): Promise<DoorResult<S>> => {
+    const admit = admitWorkspace(tenantId);
+    if (opts.deferWorkspace) return { ok: true, caller, admit };
+    const r = await admit();
+    return r ? { ok: false, refusal: r } : { ok: true, caller, admit: async () => null };
+  };
+
+  const keys = opts.keys ?? true;
+  if (!keys && !opts.session) throw new Error('the door needs keys or a session resolver');
+  if (opts.session && (!keys || !req.headers.get('authorization'))) {
+    const session = await opts.session();
+    if (!session) {
+      const limited = await byAddress();
+      return { ok: false, refusal: limited ?? { status: 401, headers: {}, error: keys ? SIGNED_OUT : SESSION_ENDED } };
+    }
+    const limited = await limits.consumeKey(`h:${session.actor_id}`);
+    if (limited) return { ok: false, refusal: fromLimit(limited) };
+    const tenantId = session.claims.tenant_id as string;
+    return admitted({ via: 'session', db: opts.db, claims: session.claims, scopes: null, session }, tenantId);
+  }
+
+  const key = bearer(req.headers);
+  const wellFormed = !!key && KEY_SHAPE.test(key);
+  const hash = wellFormed ? hashKey(key!) : null;
+  if (!hash || !knownKeys.has(hash)) {
+    const limited = await byAddress();
+    if (limited) return { ok: false, refusal: limited };
+  }
+  if (!hash) return { ok: false, refusal: { status: 401, headers: {}, error: NO_KEY } };
+  const keyLimited = await limits.consumeKey(hash);
+  if (keyLimited) return { ok: false, refusal: fromLimit(keyLimited) };
+  const identity = await authenticateKey(opts.db, key, opts.run ?? null, { sessionId: opts.sessionId, cached: opts.cached, hash });
+  if (!identity) return { ok: false, refusal: { status: 401, headers: {}, error: NO_KEY } };
+  const tool = opts.tool ? getTool(opts.tool) : undefined;
+  if (tool && !toolAllowed(tool, identity.scopes)) {
+    const scope = scopeFor(tool);
+    return {
+      ok: false,
+      refusal: {
+        status: 403,
+        headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+        error: toolError(
+          'FORBIDDEN',
+          `this key may not call ${tool.name}: its scopes are ${identity.scopes!.join(',')}`,
+          `${tool.name} needs the scope ${scope}; ask an owner for a key with that scope`,
+          { required_scope: scope },
+        ),
+      },
+    };
+  }
+  return admitted({ via: 'key', db: opts.db, claims: identity.claims, scopes: identity.scopes, identity }, identity.claims.tenant_id as string);
+}
+
+const NO_KEY = toolError(
+  'UNAUTHENTICATED',
+  'missing, unknown, revoked or expired API key: send Authorization: Bearer bp_live_…',
+  'mint a key with `npx bullpen agent add NAME`, or ask an owner for a new one',
+);
+const SESSION_ENDED = toolError('UNAUTHENTICATED', 'your console session has ended', 'sign in again with a fresh link');
+const SIGNED_OUT = toolError('UNAUTHENTICATED', 'sign in to the console, or send Authorization: Bearer bp_live_…', 'sign in again with a fresh link');
+
+/** A door refusal as the JSON envelope answer of an ordinary route. */
+export function doorResponse(r: DoorRefusal): Response {
+  return Response.json({ ok: false, error: r.error }, { status: r.status, headers: { 'cache-control': 'no-store', ...r.headers } });
+}
+
+/**
+ * The rate limit of the routes that take no key or session yet (sign-in, its callback, sign-out):
+ * the client address's bucket. Null when the request may go on.
+ */
+export async function limitByAddress(req: { headers: HeaderSource }, db: Db, address?: string | null): Promise<Response | null> {
+  const r = await getLimits(db).consumeAddress(clientAddress(req.headers, address));
+  return r && doorResponse(fromLimit(r));
 }

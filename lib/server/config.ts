@@ -6,7 +6,11 @@ export const config = {
   publicUrl(): string | null {
     return env('BULLPEN_PUBLIC_URL')?.replace(/\/$/, '') ?? null;
   },
-  /** Extra browser origins allowed to call /api/mcp (comma-separated). The server's own origin always is. */
+  /**
+   * Extra browser origins allowed to call any route (comma-separated, exact `scheme://host:port`).
+   * The server's own origin (and BULLPEN_PUBLIC_URL's) always is; no other, not even another port
+   * of localhost.
+   */
   allowedOrigins(): string[] {
     return (env('BULLPEN_ALLOWED_ORIGINS') ?? '')
       .split(',')
@@ -21,7 +25,10 @@ export const config = {
   maxRouteBodyBytes(): number {
     return envNumber('BULLPEN_MAX_BODY_BYTES');
   },
-  /** Largest export file `bullpen import` sends to a running server's admin route, in bytes. */
+  /**
+   * Largest export `bullpen import` sends to a running server's import route, in bytes (256 MiB by
+   * default): the front door holds that route to this, not to the routes' usual limit.
+   */
   maxImportBytes(): number {
     return envNumber('BULLPEN_IMPORT_MAX_BYTES');
   },
@@ -30,7 +37,7 @@ export const config = {
    * database and run its migrations before it stops with an error naming `bullpen restore`, in ms.
    */
   dbOpenTimeoutMs(): number {
-    const v = Number(process.env.BULLPEN_DB_OPEN_TIMEOUT_MS ?? 300_000);
+    const v = envNumber('BULLPEN_DB_OPEN_TIMEOUT_MS');
     return Number.isFinite(v) && v > 0 ? v : 300_000;
   },
 };

@@ -1,7 +1,5 @@
 import type { Envelope } from '../core/execute';
-import { getDb } from '../db';
 import { toolError } from '../core/errors';
-import { authenticateKey, bearer, runContextFrom } from './auth';
 import { requestOrigin } from './config';
 import { downloadAttachment, fileStore, maxUploadBytes, uploadAndAttach, type FileStore, type Who } from './files';
 
@@ -31,15 +29,6 @@ const signedOut: Envelope = {
   ok: false,
   error: toolError('UNAUTHENTICATED', 'sign in to the console, or send Authorization: Bearer bp_live_…', 'mint a key with `npx bullpen agent add NAME`'),
 };
-
-/** The caller of a file request that carries a bearer key; null when it carries none or a bad one. */
-export async function bearerCaller(req: Request): Promise<Who | null | 'invalid'> {
-  const key = bearer(req.headers);
-  if (!key) return null;
-  const db = await getDb();
-  const id = await authenticateKey(db, key, runContextFrom(req.headers));
-  return id ? { db, claims: id.claims } : 'invalid';
-}
 
 /**
  * POST /api/files?object_type=task&object_id=PAY-3[&filename=…][&title=…], the file as the raw

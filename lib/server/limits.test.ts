@@ -4,6 +4,7 @@ import { Limits, type LimitSettings } from './limits';
 const settings: LimitSettings = {
   keyPerSecond: 100,
   workspacePerSecond: 100,
+  addressPerSecond: 100,
   windowSeconds: 2,
   workspaceConcurrency: 1,
   workspaceConcurrencyAlone: 10,

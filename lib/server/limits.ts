@@ -32,6 +32,11 @@ export type LimitSettings = {
   keyPerSecond: number;
   /** Sustained calls per second per workspace; 0 turns the workspace limit off. */
   workspacePerSecond: number;
+  /**
+   * Sustained calls per second per client address that carry no key the server knows (missing,
+   * malformed, unknown or revoked) and sign-in attempts; 0 turns it off.
+   */
+  addressPerSecond: number;
   /** Bucket window in seconds: a bucket holds rate × window calls. */
   windowSeconds: number;
   /** In-flight calls per workspace per process while other workspaces are active. */
@@ -48,6 +53,7 @@ export function limitSettings(): LimitSettings {
   return {
     keyPerSecond: envNumber('BULLPEN_RATE_KEY_PER_SECOND', 30),
     workspacePerSecond: envNumber('BULLPEN_RATE_WORKSPACE_PER_SECOND', 100),
+    addressPerSecond: envNumber('BULLPEN_RATE_ADDRESS_PER_SECOND', 20),
     windowSeconds: Math.max(1, envNumber('BULLPEN_RATE_WINDOW_SECONDS', 2)),
     // A workspace's queries compete for the CPU with everyone else's: while others are active it gets
     // half the machine's cores' worth at once (at least 1, at most half the pool), leaving the other
@@ -57,6 +63,8 @@ export function limitSettings(): LimitSettings {
     queueTimeoutMs: envNumber('BULLPEN_WORKSPACE_QUEUE_MS', 10_000),
   };
 }
+
+type Bucket = 'this key' | 'this workspace' | 'this address';
 
 export type Refusal = { status: 429 | 503; retryAfterSeconds: number; error: ToolError };
 
@@ -132,6 +140,7 @@ export class Limits {
   /** A reservation under way per bucket: calls arriving meanwhile wait for it instead of reserving too. */
   private readonly reserving = new Map<string, Promise<Refusal | null>>();
   private readonly perWorkspace: RateLimiterAbstract | null;
+  private readonly perAddress: RateLimiterAbstract | null;
   private readonly slots = new Map<string, Semaphore>();
   /** When each workspace last started a call (ms): who counts as active. */
   private readonly lastCall = new Map<string, number>();
@@ -162,22 +171,33 @@ export class Limits {
     };
     this.perKey = make('key', settings.keyPerSecond);
     this.perWorkspace = make('ws', settings.workspacePerSecond);
+    this.perAddress = make('addr', settings.addressPerSecond);
   }
 
   /**
-   * Takes one call from the key's and the workspace's buckets. Null when both had room, else the
-   * refusal (429, Retry-After, RATE_LIMITED).
+   * Takes one call from the key's bucket, then (only when the key had room) the workspace's. Null
+   * when both had room, else the refusal (429, Retry-After, RATE_LIMITED). A call refused for its
+   * key costs its workspace nothing, so one key cannot exhaust its neighbours' share.
    */
   async consume(keyId: string, tenantId: string): Promise<Refusal | null> {
     return (await this.consumeKey(keyId)) ?? (await this.consumeWorkspace(tenantId));
   }
 
   /**
-   * The key's bucket alone. The MCP endpoint takes it before looking the key up (by the key's hash),
-   * so a flood on one key is refused without a database round trip per call.
+   * The key's bucket alone (a signed-in person's is `h:<actor id>`). The door takes it before
+   * looking the key up (by the key's hash), so a flood on one key is refused without a database
+   * round trip per call.
    */
   consumeKey(keyId: string): Promise<Refusal | null> {
     return this.take(this.perKey, keyId, 'this key');
+  }
+
+  /**
+   * A client address's bucket: calls with no key the server knows, and sign-in attempts. Taken
+   * before any lookup, so random keys or tokens cost at most this many database reads.
+   */
+  consumeAddress(address: string): Promise<Refusal | null> {
+    return this.take(this.perAddress, address, 'this address');
   }
 
   /** The workspace's bucket alone (all its keys together). */
@@ -185,7 +205,7 @@ export class Limits {
     return this.take(this.perWorkspace, tenantId, 'this workspace');
   }
 
-  private async take(limiter: RateLimiterAbstract | null, id: string, what: 'this key' | 'this workspace'): Promise<Refusal | null> {
+  private async take(limiter: RateLimiterAbstract | null, id: string, what: Bucket): Promise<Refusal | null> {
     if (!limiter) return null;
     const slot = `${limiter.keyPrefix}:${id}`;
     const want = reserveSize(limiter.points);
@@ -209,7 +229,7 @@ export class Limits {
   }
 
   /** Takes `want` calls from the shared bucket: one for this call, the rest held for the next ones. */
-  private async reserve(limiter: RateLimiterAbstract, slot: string, id: string, want: number, what: 'this key' | 'this workspace'): Promise<Refusal | null> {
+  private async reserve(limiter: RateLimiterAbstract, slot: string, id: string, want: number, what: Bucket): Promise<Refusal | null> {
     try {
       const res = await limiter.consume(id, want);
       this.hold(slot, want - 1, Date.now() + res.msBeforeNext);
@@ -234,7 +254,7 @@ export class Limits {
           'RATE_LIMITED',
           `too many calls for ${what}: at most ${limiter.points} per ${limiter.duration} s`,
           `wait ${retryAfterSeconds} s (Retry-After), then send the same call again`,
-          { retry_after_seconds: retryAfterSeconds, limit: limiter.points, window_seconds: limiter.duration, scope: what === 'this key' ? 'key' : 'workspace' },
+          { retry_after_seconds: retryAfterSeconds, limit: limiter.points, window_seconds: limiter.duration, scope: what === 'this key' ? 'key' : what === 'this address' ? 'address' : 'workspace' },
         ),
       };
     }

@@ -13,6 +13,18 @@ describe('proxy.ts', () => {
     const ok = proxy(new NextRequest('http://localhost:3000/projects', { headers: { host: 'localhost:3000' } }));
     expect(ok.headers.get('x-middleware-next')).toBe('1');
   });
+  it('refuses a page of another localhost port, and forbids framing on every answer', () => {
+    const other = proxy(new NextRequest('http://localhost:3000/auth/session', { method: 'POST', headers: { host: 'localhost:3000', origin: 'http://localhost:5173' } }));
+    expect(other.status).toBe(403);
+    const page = proxy(new NextRequest('http://localhost:3000/projects', { headers: { host: 'localhost:3000' } }));
+    expect(page.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(other.headers.get('x-frame-options')).toBe('DENY');
+  });
+  it('leaves /api/mcp to the endpoint, which answers its refusals as JSON-RPC errors', () => {
+    const mcp = proxy(new NextRequest('http://evil.example.com/api/mcp', { method: 'POST', headers: { host: 'evil.example.com' } }));
+    expect(mcp.headers.get('x-middleware-next')).toBe('1');
+  });
   it('runs on every path but the static build assets', () => {
     const re = new RegExp(`^${config.matcher[0]}$`);
     expect(re.test('/projects')).toBe(true);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { requestOrigin } from './config';
-import { BodyTooLarge, checkTransport, hostAllowed, isLoopback, originAllowed, readBodyText } from './transport';
+import { BodyTooLarge, checkTransport, clientAddress, hostAllowed, isLoopback, JsonRpcIdScanner, originAllowed, PEER_HEADER, readBody, readBodyText, stampPeer } from './transport';
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -39,22 +39,42 @@ describe('the Host allowlist', () => {
 });
 
 describe('the Origin check', () => {
+  const at = (host: string, url?: string) => ({ url, headers: new Headers({ host }) });
   it('lets a request without Origin through (agents and CLIs) and refuses Origin: null', () => {
-    expect(originAllowed(null)).toBe(true);
-    expect(originAllowed('null')).toBe(false);
+    expect(originAllowed(null, at('localhost:3000'))).toBe(true);
+    expect(originAllowed('null', at('localhost:3000'))).toBe(false);
   });
-  it('needs an http(s) origin on an allowed host, or one listed in BULLPEN_ALLOWED_ORIGINS', () => {
-    expect(originAllowed('http://localhost:3000')).toBe(true);
-    expect(originAllowed('http://evil.example.com')).toBe(false);
-    expect(originAllowed('file://localhost')).toBe(false);
+  it('needs the server’s own origin exactly (scheme, host and port), or one listed in BULLPEN_ALLOWED_ORIGINS', () => {
+    expect(originAllowed('http://localhost:3000', at('localhost:3000'))).toBe(true);
+    expect(originAllowed('http://localhost:3000/', at('localhost:3000'))).toBe(true);
+    // a page on another local port is another origin: it signed a victim into an attacker's workspace
+    expect(originAllowed('http://localhost:4000', at('localhost:3000'))).toBe(false);
+    expect(originAllowed('http://127.0.0.1:3000', at('localhost:3000'))).toBe(false);
+    expect(originAllowed('https://localhost:3000', at('localhost:3000'))).toBe(false);
+    expect(originAllowed('http://localhost', at('localhost:3000'))).toBe(false);
+    expect(originAllowed('http://evil.example.com', at('localhost:3000'))).toBe(false);
+    expect(originAllowed('file://localhost', at('localhost:3000'))).toBe(false);
+    // the scheme is the request URL's when it is absolute
+    expect(originAllowed('https://localhost:3000', at('localhost:3000', 'https://localhost:3000/api/x'))).toBe(true);
     process.env.BULLPEN_ALLOWED_ORIGINS = 'https://inspector.example';
-    expect(originAllowed('https://inspector.example')).toBe(true);
+    expect(originAllowed('https://inspector.example', at('localhost:3000'))).toBe(true);
+    expect(originAllowed('https://inspector.example:8443', at('localhost:3000'))).toBe(false);
+  });
+  it('takes BULLPEN_PUBLIC_URL’s origin, and X-Forwarded-Proto/Host only behind a trusted proxy', () => {
+    process.env.BULLPEN_PUBLIC_URL = 'https://bullpen.example.com/base';
+    expect(originAllowed('https://bullpen.example.com', at('localhost:3000'))).toBe(true);
+    expect(originAllowed('http://bullpen.example.com', at('localhost:3000'))).toBe(false);
+    const fwd = { headers: new Headers({ host: 'localhost:3000', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'ops.example' }) };
+    expect(originAllowed('https://ops.example', fwd)).toBe(false);
+    process.env.BULLPEN_TRUST_PROXY = '1';
+    expect(originAllowed('https://ops.example', fwd)).toBe(true);
   });
   it('refuses a rebinding request (foreign Host and Origin) with 403 before anything else', async () => {
     const res = checkTransport({ headers: new Headers({ host: 'evil.example.com', origin: 'http://evil.example.com' }) });
     expect(res?.status).toBe(403);
     expect((await res!.json()).error.code).toBe('FORBIDDEN');
     expect(checkTransport({ headers: new Headers({ host: 'localhost:3000', origin: 'http://evil.example.com' }) })?.status).toBe(403);
+    expect(checkTransport({ headers: new Headers({ host: 'localhost:3000', origin: 'http://localhost:3001' }) })?.status).toBe(403);
     expect(checkTransport({ headers: new Headers({ host: 'localhost:3000', origin: 'http://localhost:3000' }) })).toBeNull();
   });
 });
@@ -83,5 +103,58 @@ describe('body limits', () => {
     const chunked = new Request('http://localhost/x', { method: 'POST', body: stream, duplex: 'half' });
     await expect(readBodyText(chunked, 50)).rejects.toBeInstanceOf(BodyTooLarge);
     expect(await readBodyText(new Request('http://localhost/x', { method: 'POST', body: 'ok' }), 10)).toBe('ok');
+  });
+});
+
+describe('the one body loop', () => {
+  const stream = (parts: string[]) =>
+    new ReadableStream<Uint8Array>({
+      start(c) {
+        for (const p of parts) c.enqueue(new TextEncoder().encode(p));
+        c.close();
+      },
+    }) as unknown as AsyncIterable<Uint8Array>;
+
+  it('keeps a body within the limit, and drains one over it to its end (the connection stays usable)', async () => {
+    const ok = await readBody(stream(['ab', 'cd']), { limit: 10 });
+    expect(ok).toMatchObject({ size: 4, complete: true });
+    expect(ok.bytes!.toString()).toBe('abcd');
+    const over = await readBody(stream(['x'.repeat(8), 'y'.repeat(8), 'z'.repeat(8)]), { limit: 10, drainUpTo: 100 });
+    expect(over).toEqual({ bytes: null, size: 24, complete: true });
+    // past what it may drain it stops reading; a declared length past it is not read at all
+    expect(await readBody(stream(['x'.repeat(80), 'y'.repeat(80)]), { limit: 10, drainUpTo: 100 })).toMatchObject({ bytes: null, complete: false });
+    expect(await readBody(stream(['x']), { limit: 10, drainUpTo: 100, declared: 1000 })).toEqual({ bytes: null, size: 0, complete: false });
+  });
+
+  it('finds a JSON-RPC id in a body too large to keep, wherever the id stands', async () => {
+    const find = async (text: string, chunk = 7) => {
+      const scanner = new JsonRpcIdScanner();
+      const parts = text.match(new RegExp(`[\\s\\S]{1,${chunk}}`, 'g'))!;
+      await readBody(stream(parts), { limit: 0, drainUpTo: 1e9, scan: (c) => scanner.push(c) });
+      return scanner.id;
+    };
+    const big = 'x'.repeat(5000);
+    expect(await find(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'a', arguments: { body: big } } }))).toBe(7);
+    // the Python SDK puts the id last
+    expect(await find(JSON.stringify({ method: 'tools/call', params: { arguments: { id: 99, body: big, q: '"id": 5' } }, jsonrpc: '2.0', id: 'req-"8"' }))).toBe('req-"8"');
+    expect(await find(`{ "params" : {"id":1,"x":[1,{"id":2}]} , "id" : -12 }`, 3)).toBe(-12);
+    expect(await find(`[{"jsonrpc":"2.0","id":1}]`)).toBeNull();
+    expect(await find(`{"jsonrpc":"2.0","id":null}`)).toBeNull();
+    expect(await find(`{"jsonrpc":"2.0","method":"notifications/x"}`)).toBeNull();
+    expect(await find(`not json at all`)).toBeNull();
+  });
+});
+
+describe('the client address', () => {
+  it('is the socket’s, the front door’s stamp, or X-Forwarded-For’s last hop behind a trusted proxy; a forged stamp is ignored', () => {
+    expect(clientAddress(new Headers(), '10.1.1.1')).toBe('10.1.1.1');
+    const raw: Record<string, string> = { [PEER_HEADER]: 'forged 6.6.6.6' };
+    expect(clientAddress(new Headers(raw))).toBe('unknown');
+    stampPeer(raw, '10.2.2.2');
+    expect(clientAddress(new Headers(raw))).toBe('10.2.2.2');
+    const fwd = new Headers({ 'x-forwarded-for': '6.6.6.6, 10.3.3.3' });
+    expect(clientAddress(fwd, '127.0.0.1')).toBe('127.0.0.1');
+    process.env.BULLPEN_TRUST_PROXY = '1';
+    expect(clientAddress(fwd, '127.0.0.1')).toBe('10.3.3.3');
   });
 });

@@ -1,4 +1,5 @@
-import { config } from './config';
+import { randomBytes } from 'node:crypto';
+import { config, trustsProxy } from './config';
 
 /**
  * The closed transport: which Host and Origin a request may carry, whether X-Forwarded-* is
@@ -79,22 +80,73 @@ export function hostAllowed(hostHeader: string | null | undefined): boolean {
   return false;
 }
 
-/**
- * Whether a browser Origin may call: absent (agents and CLIs send none), or an http(s) origin
- * whose host is allowed, or one listed in BULLPEN_ALLOWED_ORIGINS. `Origin: null` never is.
- */
-export function originAllowed(origin: string | null | undefined): boolean {
-  if (origin == null) return true;
-  const o = origin.trim().replace(/\/$/, '');
-  if (config.allowedOrigins().includes(o)) return true;
-  let u: URL;
+/** What the Origin check reads of a request: its headers, and its URL when it is absolute. */
+export type OriginSource = { url?: string; headers: HeaderSource };
+
+/** An origin in its canonical form (`scheme://host[:port]`, default ports dropped), or null. */
+function canonicalOrigin(o: string): string | null {
   try {
-    u = new URL(o);
+    const u = new URL(o.trim());
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+    if (u.username || u.password || (u.pathname !== '/' && u.pathname !== '') || u.search || u.hash) return null;
+    return u.origin;
   } catch {
-    return false;
+    return null;
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return false;
-  return hostAllowed(u.host);
+}
+
+/**
+ * The origins this request may come from: the server's own as the request addressed it (its scheme,
+ * and the Host header with its port), and BULLPEN_PUBLIC_URL's origin when set. The scheme is the
+ * request URL's when absolute (Next's requests), else http, or X-Forwarded-Proto with
+ * BULLPEN_TRUST_PROXY.
+ */
+export function ownOrigins(req: OriginSource): string[] {
+  const out: string[] = [];
+  const pub = config.publicUrl();
+  if (pub) {
+    try {
+      out.push(new URL(pub).origin);
+    } catch {
+      // a malformed public URL names no origin
+    }
+  }
+  let scheme = 'http';
+  let host = req.headers.get('host');
+  if (req.url && /^https?:/i.test(req.url)) {
+    try {
+      const u = new URL(req.url);
+      scheme = u.protocol.slice(0, -1);
+      host ??= u.host;
+    } catch {
+      // a relative URL: the defaults stand
+    }
+  }
+  if (trustsProxy()) {
+    const proto = req.headers.get('x-forwarded-proto')?.split(',')[0]?.trim();
+    if (proto === 'http' || proto === 'https') scheme = proto;
+    const fwd = req.headers.get('x-forwarded-host')?.split(',')[0]?.trim();
+    if (fwd) host = fwd;
+  }
+  if (host && parseHost(host)) {
+    const o = canonicalOrigin(`${scheme}://${host}`);
+    if (o) out.push(o);
+  }
+  return out;
+}
+
+/**
+ * Whether a browser Origin may call: absent (agents and CLIs send none), or exactly the server's
+ * own origin (scheme, host and port: see ownOrigins), or one listed in BULLPEN_ALLOWED_ORIGINS.
+ * Another port of localhost is another origin: a page served there is refused. `Origin: null` never
+ * passes.
+ */
+export function originAllowed(origin: string | null | undefined, req: OriginSource): boolean {
+  if (origin == null) return true;
+  const o = canonicalOrigin(origin);
+  if (!o) return false;
+  if (config.allowedOrigins().some((a) => canonicalOrigin(a) === o)) return true;
+  return ownOrigins(req).includes(o);
 }
 
 /** The 403 every surface answers to a Host or Origin it does not serve (a JSON envelope, no detail). */
@@ -117,9 +169,9 @@ export function transportRefusal(what: 'host' | 'origin'): Response {
 }
 
 /** The checks every route runs first: Host, then Origin. Null when the request may go on. */
-export function checkTransport(req: { headers: HeaderSource }): Response | null {
+export function checkTransport(req: OriginSource): Response | null {
   if (!hostAllowed(req.headers.get('host'))) return transportRefusal('host');
-  if (!originAllowed(req.headers.get('origin'))) return transportRefusal('origin');
+  if (!originAllowed(req.headers.get('origin'), req)) return transportRefusal('origin');
   return null;
 }
 
@@ -129,28 +181,178 @@ export class BodyTooLarge extends Error {
   }
 }
 
+/** The client went away before its body arrived whole. */
+export class BodyAborted extends Error {
+  constructor() {
+    super('the client closed the connection before sending the whole body');
+  }
+}
+
+/** A request body as both servers hand it over: a web stream, or Node's IncomingMessage. */
+export type BodySource = AsyncIterable<Uint8Array> | null | undefined;
+
+/** How the body loop treats bytes past the limit. */
+export type BodyOptions = {
+  /** Bytes kept; more is "too large". */
+  limit: number;
+  /** The declared Content-Length, when there is one. */
+  declared?: number | null;
+  /**
+   * Past the limit, keep reading (and discarding) up to this many bytes in all, so the answer can
+   * go out on a connection the client may reuse. 0: stop at the limit (the connection then closes).
+   */
+  drainUpTo?: number;
+  /** Sees every byte once the body is over the limit, those kept before included (e.g. to find a JSON-RPC id). */
+  scan?: (chunk: Uint8Array) => void;
+};
+
+/** What the loop read: the kept bytes (null when over the limit) and whether the body was read to its end. */
+export type BodyRead = { bytes: Buffer | null; size: number; complete: boolean };
+
 /**
- * Reads a request body up to `limit` bytes. A declared Content-Length over the limit is refused
- * before reading; a chunked body is cut off as soon as it passes the limit. Throws BodyTooLarge.
+ * The one loop that reads a request body, for every route and both servers. Keeps up to
+ * `opts.limit` bytes; past it keeps draining (up to `drainUpTo`) so the connection stays usable,
+ * or stops reading. A declared length over what would be drained is not read at all. Throws
+ * BodyAborted when the client goes away mid-body.
+ */
+export async function readBody(body: BodySource, opts: BodyOptions): Promise<BodyRead> {
+  const drainUpTo = Math.max(opts.drainUpTo ?? 0, opts.limit);
+  const declared = opts.declared ?? NaN;
+  if (Number.isFinite(declared) && declared > drainUpTo) return { bytes: null, size: 0, complete: false };
+  if (!body) return { bytes: Buffer.alloc(0), size: 0, complete: true };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let over = false;
+  try {
+    for await (const chunk of body) {
+      size += chunk.byteLength;
+      if (!over && size > opts.limit) {
+        over = true;
+        // what was kept is no longer needed, but the scanner must see it
+        for (const c of chunks) opts.scan?.(c);
+        chunks.length = 0;
+      }
+      if (over) {
+        opts.scan?.(chunk);
+        if (size > drainUpTo) return { bytes: null, size, complete: false };
+        continue;
+      }
+      chunks.push(chunk);
+    }
+  } catch {
+    throw new BodyAborted();
+  }
+  if (over) return { bytes: null, size, complete: true };
+  return { bytes: chunks.length === 1 ? Buffer.from(chunks[0].buffer, chunks[0].byteOffset, chunks[0].byteLength) : Buffer.concat(chunks), size, complete: true };
+}
+
+/**
+ * Reads a request body as text up to `limit` bytes. A declared Content-Length over the limit is
+ * refused before reading; a chunked body is cut off as soon as it passes the limit. Throws
+ * BodyTooLarge.
  */
 export async function readBodyText(req: Request, limit: number): Promise<string> {
   const declared = Number(req.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge(limit);
-  if (!req.body) return '';
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw new BodyTooLarge(limit);
-    }
-    chunks.push(value);
+  const read = await readBody(req.body as BodySource, { limit, declared });
+  if (!read.bytes) throw new BodyTooLarge(limit);
+  return read.bytes.toString('utf8');
+}
+
+/**
+ * Finds the `id` of a JSON-RPC request as its bytes stream by, without keeping them: a refusal of a
+ * body too large to parse can still answer the caller's id. Reads the top-level object's members
+ * only (an `id` nested in params is skipped); a batch or anything unreadable leaves it null.
+ */
+export class JsonRpcIdScanner {
+  /** The id once read: a string or number, else null. */
+  id: string | number | null = null;
+  private done = false;
+  private depth = 0;
+  private inString = false;
+  private escape = false;
+  /** Where the top-level object stands: before a key, before the colon, before a value, after it. */
+  private phase: 'key' | 'colon' | 'value' | 'after' = 'key';
+  private key: number[] | null = null;
+  private keyIsId = false;
+  private value: number[] | null = null;
+  private number = false;
+
+  push(chunk: Uint8Array): void {
+    for (let i = 0; i < chunk.length && !this.done; i++) this.byte(chunk[i]);
   }
-  return Buffer.concat(chunks).toString('utf8');
+
+  private finishValue(): void {
+    try {
+      const v: unknown = JSON.parse(Buffer.from(this.value!).toString('utf8'));
+      if (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) this.id = v;
+    } catch {
+      // not a readable id
+    }
+    this.done = true;
+  }
+
+  private byte(b: number): void {
+    if (this.inString) {
+      if (this.key) this.key.push(b);
+      if (this.value) {
+        this.value.push(b);
+        if (this.value.length > 512) this.done = true;
+      }
+      if (this.escape) this.escape = false;
+      else if (b === 0x5c) this.escape = true;
+      else if (b === 0x22) {
+        this.inString = false;
+        if (this.key) {
+          // the key's raw bytes are `"id"` exactly for the id member (an escaped spelling is no id)
+          this.keyIsId = this.key.length === 3 && this.key[0] === 0x69 && this.key[1] === 0x64;
+          this.key = null;
+          this.phase = 'colon';
+        } else if (this.value) this.finishValue();
+      }
+      return;
+    }
+    if (this.number) {
+      if (b === 0x2c || b === 0x7d || b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) return this.finishValue();
+      this.value!.push(b);
+      if (this.value!.length > 64) this.done = true;
+      return;
+    }
+    if (b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) return;
+    const top = this.depth === 1;
+    if (b === 0x22) {
+      this.inString = true;
+      if (top && this.phase === 'key') this.key = [];
+      else if (top && this.phase === 'value') {
+        this.phase = 'after';
+        if (this.keyIsId) this.value = [b];
+      }
+      return;
+    }
+    if (b === 0x7b || b === 0x5b) {
+      if (this.depth === 0 && b !== 0x7b) this.done = true;
+      if (top && this.phase === 'value') {
+        this.phase = 'after';
+        if (this.keyIsId) this.done = true;
+      }
+      this.depth++;
+      return;
+    }
+    if (b === 0x7d || b === 0x5d) {
+      this.depth--;
+      if (this.depth <= 0) this.done = true;
+      return;
+    }
+    if (!top) return;
+    if (b === 0x3a && this.phase === 'colon') this.phase = 'value';
+    else if (b === 0x2c) this.phase = 'key';
+    else if (this.phase === 'value') {
+      this.phase = 'after';
+      if (this.keyIsId) {
+        this.number = true;
+        this.value = [b];
+      }
+    }
+  }
 }
 
 /** Reads a JSON body within the limit: the value, or undefined when it is not JSON. Throws BodyTooLarge. */
@@ -172,4 +374,36 @@ export function tooLargeResponse(limit: number): Response {
     },
     { status: 413, headers: { 'cache-control': 'no-store', connection: 'close' } },
   );
+}
+
+/** The header the front door stamps with the client's socket address for the routes behind it. */
+export const PEER_HEADER = 'x-bullpen-peer';
+const PEER = Symbol.for('bullpen.peerSecret');
+
+/** A per-process secret that proves a stamp was made by this process's front door, not sent by a client. */
+function peerSecret(): string {
+  const g = globalThis as { [PEER]?: string };
+  return (g[PEER] ??= randomBytes(16).toString('hex'));
+}
+
+/** Stamps the client's address on Node's request headers, replacing whatever the client sent. */
+export function stampPeer(headers: Record<string, string | string[] | undefined>, address: string | undefined): void {
+  headers[PEER_HEADER] = `${peerSecret()} ${address ?? 'unknown'}`;
+}
+
+/**
+ * The client's address for the per-address limits: with BULLPEN_TRUST_PROXY, the last hop the
+ * proxy added to X-Forwarded-For; else the socket's (given, or stamped by the front door of
+ * `bullpen start`). A stamp this process did not make is ignored: a client cannot choose its bucket.
+ */
+export function clientAddress(headers: HeaderSource, socketAddress?: string | null): string {
+  if (trustsProxy()) {
+    const hops = headers.get('x-forwarded-for')?.split(',').map((h) => h.trim()).filter(Boolean);
+    if (hops?.length) return hops[hops.length - 1];
+  }
+  if (socketAddress) return socketAddress;
+  const stamp = headers.get(PEER_HEADER);
+  const secret = peerSecret();
+  if (stamp && stamp.startsWith(`${secret} `)) return stamp.slice(secret.length + 1);
+  return 'unknown';
 }

@@ -36,17 +36,35 @@ export const ENV_VARS = [
     description: 'believe `X-Forwarded-Host` / `-Proto` (`1`, `true` or `yes`; set it only behind a proxy you run, which overwrites them)',
     audience: 'server',
   },
+  {
+    name: 'BULLPEN_SUPABASE_RECHECK_MS',
+    default: '30000',
+    description: 'how often an open live stream asks Supabase Auth whether its session still stands',
+    audience: 'server',
+  },
+  {
+    name: 'BULLPEN_DB_OPEN_TIMEOUT_MS',
+    default: '300000',
+    description: 'how long start-up (or a CLI command that opens the database itself) may take to open and migrate the database before it stops with an error naming `bullpen restore`',
+    audience: 'server',
+  },
   { name: 'BULLPEN_MCP_MAX_BODY_BYTES', default: '1048576', description: 'largest MCP request body; larger → 413', audience: 'server' },
   { name: 'BULLPEN_MAX_BODY_BYTES', default: '262144', description: 'largest body of the console, admin and sign-in routes; larger → 413', audience: 'server' },
   {
     name: 'BULLPEN_IMPORT_MAX_BYTES',
-    default: '67108864',
-    description: 'largest export file `bullpen import` sends to a running server (other admin routes keep `BULLPEN_MAX_BODY_BYTES`)',
+    default: '268435456',
+    description: 'largest export `bullpen import` sends to a running server (256 MiB; the front door holds the import route to this, other admin routes keep `BULLPEN_MAX_BODY_BYTES`)',
     audience: 'server',
   },
   // limits and fair sharing
   { name: 'BULLPEN_RATE_KEY_PER_SECOND', default: '30', description: 'sustained calls per second per API key (0: off)', audience: 'server' },
   { name: 'BULLPEN_RATE_WORKSPACE_PER_SECOND', default: '100', description: 'sustained calls per second per workspace, all its keys together (0: off)', audience: 'server' },
+  {
+    name: 'BULLPEN_RATE_ADDRESS_PER_SECOND',
+    default: '20',
+    description: 'calls per second per client address with an unknown or malformed key, and on the sign-in routes; checked before any key lookup (0: off)',
+    audience: 'server',
+  },
   { name: 'BULLPEN_RATE_WINDOW_SECONDS', default: '2', description: 'a bucket holds rate × window calls and refills each window', audience: 'server' },
   {
     name: 'BULLPEN_WORKSPACE_CONCURRENCY',

@@ -247,6 +247,7 @@ describe('rate limits and fair sharing', () => {
   const settings = (over: Partial<LimitSettings> = {}): LimitSettings => ({
     keyPerSecond: 1,
     workspacePerSecond: 2,
+    addressPerSecond: 10,
     windowSeconds: 5,
     workspaceConcurrency: 2,
     workspaceConcurrencyAlone: 4,

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDb } from '../../lib/db';
-import { bearerCaller, handleDownload, handleUpload } from '../../lib/server/file-routes';
+import { authenticateRequest } from '../../lib/server/auth';
+import { handleDownload, handleUpload } from '../../lib/server/file-routes';
 import { downloadAttachment, localStore, supabaseStore, uploadAndAttach, type FileStore } from '../../lib/server/files';
 import { mintKey } from '../../lib/server/workspace';
 import { fails, freshDb, ok, seedTenant, type Actor, type Tenant, type TestDb } from '../helpers/db';
@@ -16,6 +17,12 @@ let other: Actor;
 let dir: string;
 let store: FileStore;
 const ids: Record<string, string> = {};
+
+/** The caller of a file request with a bearer key, as the route's door finds it; 'invalid' for a refused key. */
+async function bearerCaller(req: Request) {
+  const door = await authenticateRequest(req, { db, tool: 'attach_add' });
+  return door.ok ? { db, claims: door.caller.claims } : 'invalid';
+}
 
 beforeAll(async () => {
   db = await freshDb();

@@ -24,7 +24,7 @@ afterAll(async () => {
   await db.drop();
 });
 
-const settings: LimitSettings = { keyPerSecond: 2, workspacePerSecond: 100, windowSeconds: 5, workspaceConcurrency: 4, workspaceConcurrencyAlone: 8, queueTimeoutMs: 1000 };
+const settings: LimitSettings = { keyPerSecond: 2, workspacePerSecond: 100, addressPerSecond: 100, windowSeconds: 5, workspaceConcurrency: 4, workspaceConcurrencyAlone: 8, queueTimeoutMs: 1000 };
 
 describe('shared rate limits', () => {
   it('count calls through either instance against one bucket', async () => {

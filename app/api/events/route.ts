@@ -1,6 +1,7 @@
 import { getDb } from '@/lib/db';
 import { toolError } from '@/lib/core/errors';
-import { getSession, signedOutResponse } from '@/lib/console/auth';
+import { getSession } from '@/lib/console/auth';
+import { authenticateRequest, doorResponse } from '@/lib/server/auth';
 import { getHub } from '@/lib/console/hub';
 import { liveStream, parseResume } from '@/lib/console/live-stream';
 import { changeReplay } from '@/lib/console/ops';
@@ -17,11 +18,11 @@ export const dynamic = 'force-dynamic';
  * (the catch-up the Supabase Realtime path uses after a reconnect).
  */
 export async function GET(req: Request): Promise<Response> {
-  const session = await getSession();
-  if (!session) {
-    return signedOutResponse();
-  }
   const db = await getDb();
+  const door = await authenticateRequest(req, { db, session: getSession, keys: false });
+  if (!door.ok) return doorResponse(door.refusal);
+  if (door.caller.via !== 'session') throw new Error('the live feed admits console sessions only');
+  const session = door.caller.session;
   const who = { db, claims: session.claims };
   const url = new URL(req.url);
   const resume = parseResume(req.headers.get('last-event-id'), url.searchParams.get('after'));
@@ -35,8 +36,9 @@ export async function GET(req: Request): Promise<Response> {
     // shutting down: close this connection so the server can exit; the browser resumes elsewhere
     return new Response('shutting down', { status: 503, headers: { connection: 'close', 'retry-after': '1' } });
   }
+  // a local session is re-checked against its row; a Supabase session against its token and the auth server
   const sid = session.sid;
-  const sessionLive = sid ? () => sessionStillLive(db, { tenant_id: session.tenant_id, actor_id: session.actor_id, sid }) : undefined;
+  const sessionLive = sid ? () => sessionStillLive(db, { tenant_id: session.tenant_id, actor_id: session.actor_id, sid }) : session.stillLive;
   const body = liveStream({ who, hub, resume, signal: req.signal, sessionLive });
   return new Response(body, {
     headers: {

@@ -2,6 +2,7 @@ import { NextResponse } from 'next/server';
 import { openSession, sessionCookieName, sessionCookieOptions, signSession } from '@/lib/console/session';
 import { consumeSignInToken, peekSignInToken } from '@/lib/console/signin';
 import { getDb } from '@/lib/db';
+import { limitByAddress } from '@/lib/server/auth';
 import { isSecureRequest, requestOrigin } from '@/lib/server/config';
 import { BodyTooLarge, checkTransport, readBodyText, tooLargeResponse } from '@/lib/server/transport';
 
@@ -20,6 +21,9 @@ const LIMIT = 4096;
 export async function POST(req: Request): Promise<Response> {
   const refused = checkTransport(req);
   if (refused) return refused;
+  // sign-in tokens are secrets to guess: every attempt costs the client address's bucket
+  const limited = await limitByAddress(req, await getDb());
+  if (limited) return limited;
   let form: URLSearchParams;
   try {
     form = new URLSearchParams(await readBodyText(req, LIMIT));

@@ -4,6 +4,7 @@ import { currentCookieName, getSession } from '@/lib/console/auth';
 import { revokeSessions, sessionCookieOptions } from '@/lib/console/session';
 import { supabaseConfig } from '@/lib/console/supabase';
 import { getDb } from '@/lib/db';
+import { limitByAddress } from '@/lib/server/auth';
 import { requestOrigin } from '@/lib/server/config';
 import { BodyTooLarge, checkTransport, readBodyText, tooLargeResponse } from '@/lib/server/transport';
 
@@ -19,6 +20,9 @@ export const dynamic = 'force-dynamic';
 export async function POST(req: Request): Promise<Response> {
   const refused = checkTransport(req);
   if (refused) return refused;
+  // sign-in tokens are secrets to guess: every attempt costs the client address's bucket
+  const limited = await limitByAddress(req, await getDb());
+  if (limited) return limited;
   let form: URLSearchParams;
   try {
     form = new URLSearchParams(await readBodyText(req, 1024));

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { getSession, signedOutResponse } from '@/lib/console/auth';
+import { getSession } from '@/lib/console/auth';
 import { runTool } from '@/lib/console/ops';
 import { getTool } from '@/lib/core/registry';
 import { getDb } from '@/lib/db';
 import { toolError } from '@/lib/core/errors';
+import { authenticateRequest, doorResponse } from '@/lib/server/auth';
 import { BodyTooLarge, readJsonBody, tooLargeResponse } from '@/lib/server/transport';
 
 export const runtime = 'nodejs';
@@ -15,12 +16,12 @@ const body = z.strictObject({ tool: z.string().min(1).max(64), input: z.unknown(
  * Read tools for the console's queries, run through the executor under the signed-in human's
  * claims. Reads live here (not in a server action) because the browser dispatches server actions
  * one at a time, and a board loads its columns in parallel. Writes go through the server action.
+ * Console sessions only; the door charges the person's and the workspace's rate limits.
  */
 export async function POST(req: Request): Promise<Response> {
-  const session = await getSession();
-  if (!session) {
-    return signedOutResponse();
-  }
+  const db = await getDb();
+  const door = await authenticateRequest(req, { db, session: getSession, keys: false });
+  if (!door.ok) return doorResponse(door.refusal);
   let raw: unknown;
   try {
     raw = await readJsonBody(req);
@@ -39,6 +40,6 @@ export async function POST(req: Request): Promise<Response> {
       { status: 405 },
     );
   }
-  const env = await runTool({ db: await getDb(), claims: session.claims }, parsed.data.tool, parsed.data.input ?? {});
+  const env = await runTool({ db, claims: door.caller.claims }, parsed.data.tool, parsed.data.input ?? {});
   return Response.json(env, { headers: { 'cache-control': 'no-store' } });
 }
