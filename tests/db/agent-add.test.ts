@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mapDbError } from '../../lib/db/errors';
+import { mapDbError } from '../../lib/core/sql-errors';
 import { addAgent, revokeKey } from '../../lib/server/workspace';
 import { freshDb, type TestDb } from '../helpers/db';
 

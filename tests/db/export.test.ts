@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_TABLES, NOT_EXPORTED, DataError, exportWorkspace, importWorkspace, type ExportDoc } from '../../lib/server/export';
-import { downloadAttachment, localStore, setFileStore, uploadAndAttach } from '../../lib/server/files';
+import { downloadAttachment, localStore, uploadAndAttach, type FileStore } from '../../lib/server/files';
 import { exportMarkdown } from '../../lib/server/export-markdown';
 import { ensureActor } from '../../lib/server/workspace';
 import { freshDb, ok, seedTenant, target, type Tenant, type TestDb } from '../helpers/db';
@@ -43,6 +43,11 @@ function content(doc: ExportDoc): Record<string, unknown[]> {
 const filesDir = mkdtempSync(path.join(tmpdir(), 'bullpen-export-files-'));
 const fileBytes = new TextEncoder().encode('%PDF-1.4 the proof, travelling with the export');
 
+/** The workspace's file store: the uploads of this suite live in their own folder. */
+let store: FileStore;
+const exportWith = (d: Parameters<typeof exportWorkspace>[0], slug: string, o: Parameters<typeof exportWorkspace>[2] = {}) => exportWorkspace(d, slug, { store, ...o });
+const importWith = (d: Parameters<typeof importWorkspace>[0], doc: unknown, o: Parameters<typeof importWorkspace>[2] = {}) => importWorkspace(d, doc, { store, ...o });
+
 beforeAll(async () => {
   db = await freshDb();
   S = await seedTenant(db, 'exp-src');
@@ -68,8 +73,8 @@ beforeAll(async () => {
   ok(await S.human.call('handoff_claim', { handoff_id: h.handoff_id }));
   ok(await S.human.call('handoff_respond', { handoff_id: h.handoff_id, response: { chosen_option: 'approve', text: 'Ship it' } }));
   // an uploaded file: its bytes travel in the export
-  setFileStore(localStore(filesDir));
-  ok(await uploadAndAttach({ db, claims: S.agent.claims }, { object_type: 'task', object_id: 'PAY-2', filename: 'proof.pdf', content_type: 'application/pdf' }, fileBytes));
+  store = localStore(filesDir);
+  ok(await uploadAndAttach({ db, claims: S.agent.claims }, { object_type: 'task', object_id: 'PAY-2', filename: 'proof.pdf', content_type: 'application/pdf' }, fileBytes, store));
   // vectors for the note and the decision, where pgvector is there (a stand-in model: the rows are what matters)
   const { embedDue } = await import('../../lib/memory/backfill');
   await embedDue(db, { model: 'export-test', kind: 'openai', embed: async (texts) => texts.map((t) => Array.from({ length: 8 }, (_, i) => ((t.length + i) % 7) / 7)) });
@@ -98,7 +103,7 @@ describe('the export', () => {
   });
 
   it('writes every row of the workspace and nothing of another one', async () => {
-    const doc = await exportWorkspace(db, S.slug);
+    const doc = await exportWith(db, S.slug);
     expect(doc).toMatchObject({ format: 'bullpen.workspace-export', version: 2, workspace: { id: S.id, slug: S.slug } });
     // the bytes of the stored file travel with it
     expect(doc.counts).toMatchObject({ attachments: 1, stored_files: 1 });
@@ -120,11 +125,11 @@ describe('the export', () => {
   });
 
   it('answers NOT_FOUND for a workspace this server does not have', async () => {
-    expect((await refusal(exportWorkspace(db, 'no-such-ws'))).code).toBe('NOT_FOUND');
+    expect((await refusal(exportWith(db, 'no-such-ws'))).code).toBe('NOT_FOUND');
   });
 
   it('renders Markdown people can read: projects, tasks with status and criteria, threads, history', async () => {
-    const md = exportMarkdown(await exportWorkspace(db, S.slug));
+    const md = exportMarkdown(await exportWith(db, S.slug));
     expect(md).toContain(`# ${S.slug} (${S.slug})`);
     expect(md).toContain('## PAY — Payments');
     expect(md).toContain('#### PAY-2 · API "quotes" é 👩‍👩‍👧');
@@ -145,11 +150,11 @@ describe('the export', () => {
 
 describe('import', () => {
   it('round trip: export → import into a new workspace → export again loses nothing, row by row', async () => {
-    const first = await exportWorkspace(db, S.slug);
-    const r = await importWorkspace(db, first, { slug: 'exp-copy' });
+    const first = await exportWith(db, S.slug);
+    const r = await importWith(db, first, { slug: 'exp-copy' });
     expect(r).toMatchObject({ created_workspace: true, workspace: { slug: 'exp-copy' } });
     expect(r.counts).toMatchObject(first.counts);
-    const second = await exportWorkspace(db, 'exp-copy');
+    const second = await exportWith(db, 'exp-copy');
     expect(second.workspace.id).not.toBe(first.workspace.id);
     const a = content(first);
     const b = content(second);
@@ -159,7 +164,7 @@ describe('import', () => {
     // activity: same rows in the same order, fresh sequence numbers
     expect(second.tables.activity.map((x) => x.verb)).toEqual(first.tables.activity.map((x) => x.verb));
     // the source is untouched
-    expect(content(await exportWorkspace(db, S.slug))).toEqual(a);
+    expect(content(await exportWith(db, S.slug))).toEqual(a);
   });
 
   it('the imported workspace works: its agent claims by KEY-N, numbering continues, the graph holds', async () => {
@@ -180,29 +185,29 @@ describe('import', () => {
   });
 
   it('refuses a workspace that holds data, and changes nothing there', async () => {
-    const doc = await exportWorkspace(db, S.slug);
-    const before = content(await exportWorkspace(db, other.slug));
-    const e = await refusal(importWorkspace(db, doc, { slug: other.slug }));
+    const doc = await exportWith(db, S.slug);
+    const before = content(await exportWith(db, other.slug));
+    const e = await refusal(importWith(db, doc, { slug: other.slug }));
     expect(e.code).toBe('ALREADY_EXISTS');
     expect(e.message).toContain(other.slug);
-    expect(content(await exportWorkspace(db, other.slug))).toEqual(before);
+    expect(content(await exportWith(db, other.slug))).toEqual(before);
   });
 
   it('fills an existing empty workspace', async () => {
     await db.query(`insert into public.tenants (slug, name) values ('exp-empty', 'Empty')`);
-    const r = await importWorkspace(db, await exportWorkspace(db, S.slug), { slug: 'exp-empty' });
+    const r = await importWith(db, await exportWith(db, S.slug), { slug: 'exp-empty' });
     expect(r).toMatchObject({ created_workspace: false, counts: { tasks: 5 } });
   });
 
   it('loads into another database entirely (a fresh server): the second export equals the first, ids included, and every file downloads', async () => {
-    const doc = JSON.parse(JSON.stringify(await exportWorkspace(db, S.slug))) as ExportDoc;
+    const doc = JSON.parse(JSON.stringify(await exportWith(db, S.slug))) as ExportDoc;
     const elsewhere = await freshDb();
     const otherDir = mkdtempSync(path.join(tmpdir(), 'bullpen-export-elsewhere-'));
     const store = localStore(otherDir);
     try {
-      const r = await importWorkspace(elsewhere, doc, { store });
+      const r = await importWith(elsewhere, doc, { store });
       expect(r).toMatchObject({ workspace: { id: S.id, slug: S.slug }, created_workspace: true, version: 2, files: { stored: 1, missing: 0 } });
-      const again = await exportWorkspace(elsewhere, S.slug, { store });
+      const again = await exportWith(elsewhere, S.slug, { store });
       // equal with ids included: the workspace keeps its id on a server that has no workspace with it
       const { exported_at: _a, ...first } = doc;
       const { exported_at: _b, ...second } = again;
@@ -230,20 +235,20 @@ describe('import', () => {
 
   it('a copy on the same server gets a new workspace id; its files move under it and download', async () => {
     const [ws] = await db.query<{ id: string }>(`select id from public.tenants where slug = 'exp-copy'`);
-    const copy = await exportWorkspace(db, 'exp-copy');
+    const copy = await exportWith(db, 'exp-copy');
     expect(copy.files).toHaveLength(1);
     expect(copy.files![0].storage_path.startsWith(`${ws.id}/`)).toBe(true);
     const att = copy.tables.attachments.find((a) => a.kind === 'file')!;
     expect(String(att.storage_path).startsWith(`${ws.id}/`)).toBe(true);
     const [agent] = await db.query<{ id: string }>(`select id from public.actors where tenant_id = $1 and kind = 'agent' limit 1`, [ws.id]);
-    const res = await downloadAttachment({ db, claims: { sub: agent.id, role: 'authenticated', tenant_id: ws.id, actor_id: agent.id } }, String(att.id));
+    const res = await downloadAttachment({ db, claims: { sub: agent.id, role: 'authenticated', tenant_id: ws.id, actor_id: agent.id } }, String(att.id), store);
     expect(new Uint8Array(await res!.arrayBuffer())).toEqual(fileBytes);
   });
 
   it('refuses a file with a dangling reference, all or nothing, naming the field', async () => {
-    const doc = structuredClone(await exportWorkspace(db, S.slug));
+    const doc = structuredClone(await exportWith(db, S.slug));
     doc.tables.tasks[0].project_id = '00000000-0000-4000-8000-000000000000';
-    const env = await refusal(importWorkspace(db, doc, { slug: 'exp-dangling' }));
+    const env = await refusal(importWith(db, doc, { slug: 'exp-dangling' }));
     expect(env.code).toBe('VALIDATION_ERROR');
     expect(env.message).toContain('tables.tasks.project_id');
     expect(env.details).toMatchObject({ fields: ['tables.tasks.project_id'] });
@@ -253,33 +258,33 @@ describe('import', () => {
 
   it('embeddings are derived: a server without their table (no pgvector) imports everything else', async () => {
     const [{ present }] = await db.query<{ present: boolean }>(`select to_regclass('public.memory_embeddings') is not null as present`);
-    const doc = structuredClone(await exportWorkspace(db, S.slug));
+    const doc = structuredClone(await exportWith(db, S.slug));
     if (present) {
       // this server has the table: the embeddings travel like any other rows (the round trip above)
       expect(doc.tables).toHaveProperty('memory_embeddings');
       return;
     }
     doc.tables.memory_embeddings = [{ object_type: 'note', object_id: '00000000-0000-4000-8000-000000000001', model: 'm', embedding: '[0.1,0.2]' }];
-    const r = await importWorkspace(db, doc, { slug: 'exp-no-vectors' });
+    const r = await importWith(db, doc, { slug: 'exp-no-vectors' });
     expect(r.counts).toMatchObject({ tasks: 5, comments: 3 });
     expect(r.counts).not.toHaveProperty('memory_embeddings');
   });
 
   it('refuses unknown columns, unknown tables with rows, and files that are not exports, naming the field', async () => {
-    const doc = structuredClone(await exportWorkspace(db, S.slug));
+    const doc = structuredClone(await exportWith(db, S.slug));
     const bogus = structuredClone(doc);
     bogus.tables.tasks[0].colour = 'red';
-    let e = await refusal(importWorkspace(db, bogus, { slug: 'exp-bad1' }));
+    let e = await refusal(importWith(db, bogus, { slug: 'exp-bad1' }));
     expect(e).toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: ['tables.tasks.colour'] } });
     const tenantCol = structuredClone(doc);
     tenantCol.tables.projects[0].tenant_id = other.id;
-    e = await refusal(importWorkspace(db, tenantCol, { slug: 'exp-bad2' }));
+    e = await refusal(importWith(db, tenantCol, { slug: 'exp-bad2' }));
     expect(e.details).toMatchObject({ fields: ['tables.projects.tenant_id'] });
     const future = structuredClone(doc);
     future.tables.starships = [{ id: 'x' }];
-    e = await refusal(importWorkspace(db, future, { slug: 'exp-bad3' }));
+    e = await refusal(importWith(db, future, { slug: 'exp-bad3' }));
     expect(e.message).toContain('tables.starships');
-    e = await refusal(importWorkspace(db, { hello: 'world' }, { slug: 'exp-bad4' }));
+    e = await refusal(importWith(db, { hello: 'world' }, { slug: 'exp-bad4' }));
     expect(e).toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: ['format'] } });
     const [{ n }] = await db.query<{ n: number }>(`select count(*)::int as n from public.tenants where slug like 'exp-bad%'`);
     expect(n).toBe(0);
