@@ -2,7 +2,7 @@
 
 import { headers } from 'next/headers';
 import { getSession, SIGNED_OUT } from '@/lib/console/auth';
-import { addComment, createAgent, inviteHumanAs, mintAgentKey, revokeAgentKey, runTool, triageFeatureRequest, type Who } from '@/lib/console/ops';
+import { addComment, admitPerson, createAgent, inviteHumanAs, mintAgentKey, revokeAgentKey, runTool, triageFeatureRequest, type Who } from '@/lib/console/ops';
 import { signInUrl } from '@/lib/console/signin';
 import type { Envelope } from '@/lib/core/execute';
 import { getDb } from '@/lib/db';
@@ -16,9 +16,16 @@ import { config } from '@/lib/server/config';
 
 const signedOut: Envelope = SIGNED_OUT;
 
-async function who(): Promise<Who | null> {
+/** The signed-in person, or the envelope that refuses the call: signed out, or over their rate limit. */
+async function who(): Promise<Who | Envelope> {
   const s = await getSession();
-  return s ? { db: await getDb(), claims: s.claims } : null;
+  if (!s) return signedOut;
+  const db = await getDb();
+  return (await admitPerson(db, s)) ?? { db, claims: s.claims };
+}
+
+function refused(w: Who | Envelope): w is Envelope {
+  return 'ok' in w;
 }
 
 async function origin(): Promise<string> {
@@ -33,13 +40,13 @@ async function origin(): Promise<string> {
 /** Runs any registry tool (task_update, task_create, …) as the signed-in human. */
 export async function runToolAction(tool: string, input: unknown): Promise<Envelope> {
   const w = await who();
-  return w ? runTool(w, tool, input) : signedOut;
+  return refused(w) ? w : runTool(w, tool, input);
 }
 
 /** Adds a comment to a task or project thread. */
 export async function addCommentAction(input: unknown): Promise<Envelope> {
   const w = await who();
-  return w ? addComment(w, input) : signedOut;
+  return refused(w) ? w : addComment(w, input);
 }
 
 /** Owners: registers an agent and mints its key (shown once), with the MCP URL to connect it. */
@@ -55,7 +62,7 @@ export async function mintKeyAction(input: unknown): Promise<Envelope> {
 /** Runs a key-minting operation as the signed-in human and adds the MCP URL the key connects to. */
 async function withMcpUrl(op: (w: Who, input: unknown) => Promise<Envelope>, input: unknown): Promise<Envelope> {
   const w = await who();
-  if (!w) return signedOut;
+  if (refused(w)) return w;
   const env = await op(w, input);
   return env.ok ? { ...env, mcp_url: `${await origin()}/api/mcp` } : env;
 }
@@ -63,13 +70,13 @@ async function withMcpUrl(op: (w: Who, input: unknown) => Promise<Envelope>, inp
 /** Owners: revokes a key; the agent's next MCP call with it is answered 401. */
 export async function revokeKeyAction(input: unknown): Promise<Envelope> {
   const w = await who();
-  return w ? revokeAgentKey(w, input) : signedOut;
+  return refused(w) ? w : revokeAgentKey(w, input);
 }
 
 /** Owners: invites a human; returns the one-time sign-in link. */
 export async function inviteHumanAction(input: unknown): Promise<Envelope> {
   const w = await who();
-  if (!w) return signedOut;
+  if (refused(w)) return w;
   const env = await inviteHumanAs(w, input);
   if (!env.ok) return env;
   const { token, ...rest } = env as { ok: true; token: string } & Record<string, unknown>;
@@ -79,5 +86,5 @@ export async function inviteHumanAction(input: unknown): Promise<Envelope> {
 /** Owners: moves a feature request's status (open → accepted → in_progress → shipped | declined); the filer is told. */
 export async function triageFeatureRequestAction(input: unknown): Promise<Envelope> {
   const w = await who();
-  return w ? triageFeatureRequest(w, input) : signedOut;
+  return refused(w) ? w : triageFeatureRequest(w, input);
 }

@@ -4,6 +4,7 @@ import { parseScopes, ScopeError, type Scopes } from '../core/scopes';
 import { toolError } from '../core/errors';
 import { mapDbError } from '../core/sql-errors';
 import { sqlLiteral, type ChangeEvent, type Claims, type Db, type Row } from '../db/types';
+import { getLimits, type Limits } from '../server/limits';
 import { ensureActor, mintKey, revokeKey, slugify } from '../server/workspace';
 import { inviteHuman } from './signin';
 import '../server/wiring';
@@ -16,6 +17,16 @@ import '../server/wiring';
  */
 
 export type Who = { db: Db; claims: Claims };
+
+/**
+ * The console's writes are rate-limited as a key's calls are: the person's own bucket first
+ * (`h:<actor id>`, the same one the door charges their console routes), then, only when that had
+ * room, the workspace's. Null when the call may go on, else the RATE_LIMITED envelope.
+ */
+export async function admitPerson(db: Db, person: { actor_id: string; tenant_id: string }, limits: Limits = getLimits(db)): Promise<Envelope | null> {
+  const r = await limits.consume(`h:${person.actor_id}`, person.tenant_id);
+  return r && { ok: false, error: r.error };
+}
 
 /** Runs any registry tool as the human. */
 export function runTool(who: Who, name: string, input: unknown): Promise<Envelope> {
