@@ -21,7 +21,7 @@ export function ScrollAffordance({ scroller, counts, deps }: { scroller: RefObje
     const box = el.getBoundingClientRect();
     const l: Hidden = [];
     const r: Hidden = [];
-    for (const col of el.querySelectorAll<HTMLElement>('[data-drop-status]')) {
+    for (const col of el.querySelectorAll<HTMLElement>('[data-testid="column"]')) {
       const c = col.getBoundingClientRect();
       if (c.width === 0) continue; // not shown (a phone shows one column)
       const status = col.dataset.dropStatus as TaskStatus;
@@ -58,12 +58,16 @@ export function ScrollAffordance({ scroller, counts, deps }: { scroller: RefObje
       {left.length > 0 && (
         <button
           data-testid="board-scroll-left"
-          onClick={() => reveal(left[left.length - 1].status, 'start')}
+          onClick={() => reveal(left[0].status, 'start')}
           aria-label={`Scroll left to ${label(left)}`}
           className="absolute top-1/2 left-1 z-20 hidden -translate-y-1/2 items-center gap-1 rounded-full border border-zinc-200 bg-white/95 py-1.5 pr-2.5 pl-1.5 text-[12px] font-medium text-zinc-700 shadow-md hover:bg-zinc-50 md:inline-flex"
         >
           <ChevronRightIcon className="size-3.5 rotate-180" />
-          {STATUS_LABEL[left[left.length - 1].status]} <span className="text-zinc-500">{left[left.length - 1].count}</span>
+          {left.map((h) => (
+            <span key={h.status} className="inline-flex items-center gap-1">
+              {STATUS_LABEL[h.status]} <span className="text-zinc-500">{h.count}</span>
+            </span>
+          ))}
         </button>
       )}
       {right.length > 0 && (

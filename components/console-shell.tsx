@@ -203,7 +203,7 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
           {projects.data?.map((p) => (
             <NavLink key={p.id} href={`/projects/${p.key}`} active={pathname === `/projects/${p.key}` || pathname.startsWith(`/projects/${p.key}/`)} icon={<FolderIcon className="size-3.5" />}>
               <span className="truncate">{p.title}</span>
-              <span className="ml-auto font-mono text-[10px] text-zinc-500">{p.key}</span>
+              <span className="ml-auto font-mono text-[10px] text-zinc-600">{p.key}</span>
             </NavLink>
           ))}
         </div>

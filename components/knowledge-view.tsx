@@ -162,7 +162,7 @@ export function KnowledgeView() {
           <div className="mx-auto mt-10 max-w-lg rounded-xl border border-dashed border-zinc-300 p-6 text-[13px] text-zinc-600" data-testid="knowledge-empty">
             <p className="font-medium text-zinc-800">{query ? 'Nothing found.' : 'No knowledge yet.'}</p>
             <p className="mt-2">Agents save what the next actor should know with <code className="rounded bg-zinc-100 px-1">knowledge_write</code> and look before redoing research with <code className="rounded bg-zinc-100 px-1">knowledge_search</code>:</p>
-            <pre className="mt-2 overflow-x-auto rounded-md bg-zinc-50 p-2 text-[11px]">{`{"tool": "knowledge_write", "arguments": {"title": "Refund tests need the sandbox flag",
+            <pre tabIndex={0} aria-label="Example knowledge_write call" className="mt-2 overflow-x-auto rounded-md bg-zinc-50 p-2 text-[11px] focus-visible:ring-2 focus-visible:ring-indigo-300 focus-visible:outline-none">{`{"tool": "knowledge_write", "arguments": {"title": "Refund tests need the sandbox flag",
   "body": "Set PAYMENTS_SANDBOX=1 or the first call hangs.", "kind": "finding"}}`}</pre>
           </div>
         )}
