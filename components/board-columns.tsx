@@ -4,6 +4,7 @@ import Link from 'next/link';
 import { useCallback, useMemo, useRef, useState } from 'react';
 import type { Column } from '@/lib/console/client/cache';
 import { useColumns } from '@/lib/console/client/hooks';
+import { useLiveChanges } from '@/lib/console/client/live';
 import { useMoveTask } from '@/lib/console/client/mutations';
 import { useNow } from '@/lib/console/client/use-now';
 import { FOLDED_COLUMNS, OPEN_COLUMNS, STATUSES, isReady, type Actor, type TaskRow, type TaskStatus } from '@/lib/console/types';
@@ -59,7 +60,16 @@ export function BoardColumns({
   const visible = useVisibleRows(columns, filters, now);
 
   const [limits, setLimits] = useState<Partial<Record<TaskStatus, number>>>({});
-  const limitOf = (s: TaskStatus) => limits[s] ?? PAGE;
+  const fresh = useFreshCards(projectId);
+  // a card that just arrived is drawn even past the page of cards a column renders at first (it
+  // sorts after older ones of its priority, so in a long column it would land out of the DOM)
+  const limitOf = (s: TaskStatus) => {
+    const base = limits[s] ?? PAGE;
+    const rows = visible[s] ?? [];
+    let last = -1;
+    if (fresh.size) for (let i = base; i < rows.length; i++) if (fresh.has(rows[i].id)) last = i;
+    return Math.max(base, last + 1);
+  };
   const setLimit = (s: TaskStatus, n: number) => setLimits((l) => ({ ...l, [s]: n }));
   const scroller = useRef<HTMLDivElement>(null);
   const loaded = open.every((c) => c.isSuccess);
@@ -148,6 +158,17 @@ export function BoardColumns({
       </div>
     </>
   );
+}
+
+/** Ids of the tasks created in this project while the board is open (the newest 200). */
+function useFreshCards(projectId: string): Set<string> {
+  const fresh = useRef(new Set<string>());
+  useLiveChanges((e) => {
+    if (e.verb !== 'task.created' || e.project_id !== projectId || !e.object_id) return;
+    fresh.current.add(e.object_id);
+    if (fresh.current.size > 200) fresh.current.delete(fresh.current.values().next().value!);
+  });
+  return fresh.current;
 }
 
 /** The rows of each column that pass the filters. */
