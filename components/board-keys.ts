@@ -36,12 +36,20 @@ export function useBoardKeys({
   const [focusId, setFocusId] = useState<string | null>(null);
   const pendingFocus = useRef<string | null>(null);
 
+  // the card element that last had the focus: a card redrawn in another column is a new element,
+  // and the focus must follow it rather than fall to the page (a late answer can move it again)
+  const focusedEl = useRef<HTMLElement | null>(null);
   useLayoutEffect(() => {
-    const id = pendingFocus.current;
+    const active = document.activeElement as HTMLElement | null;
+    if (active?.dataset?.testid === 'task-card') focusedEl.current = active;
+    let id = pendingFocus.current;
+    const lost = focusedEl.current && !focusedEl.current.isConnected && (!active || active === document.body);
+    if (!id && lost) id = focusedEl.current!.dataset.taskId ?? null;
     if (!id) return;
     const el = document.querySelector<HTMLElement>(`[data-testid="task-card"][data-task-id="${id}"]`);
     if (el && el.offsetParent !== null) {
       pendingFocus.current = null;
+      focusedEl.current = el;
       el.focus();
       el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     }

@@ -55,7 +55,7 @@ export function ProjectRepositories({ brief }: { brief: ProjectBrief }) {
                 {r.slug}
               </a>
               <span className={`rounded px-1 py-px text-[10px] font-medium ${ROLE_STYLE[r.role]}`}>{r.role}</span>
-              <button onClick={() => void unlink(r.id)} className="invisible ml-auto rounded p-0.5 text-zinc-500 group-hover:visible hover:bg-zinc-200" aria-label={`Unlink ${r.slug}`}>
+              <button onClick={() => void unlink(r.id)} className="ml-auto rounded p-0.5 text-zinc-500 opacity-0 group-hover:opacity-100 focus-visible:opacity-100 hover:bg-zinc-200" aria-label={`Unlink ${r.slug}`}>
                 <XIcon className="size-3" />
               </button>
             </li>

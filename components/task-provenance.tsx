@@ -142,7 +142,7 @@ function AttachmentItem({ a, canRemove, onRemove, now }: { a: AttachmentRow; can
         {a.created_by ?? 'someone'} · <TimeAgo at={a.created_at} now={now} />
       </span>
       {canRemove && (
-        <button onClick={onRemove} className="invisible rounded p-0.5 text-zinc-500 group-hover:visible hover:bg-zinc-200" aria-label={`Remove ${name}`}>
+        <button onClick={onRemove} className="rounded p-0.5 text-zinc-500 opacity-0 group-hover:opacity-100 focus-visible:opacity-100 hover:bg-zinc-200" aria-label={`Remove ${name}`}>
           <XIcon className="size-3" />
         </button>
       )}

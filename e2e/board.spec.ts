@@ -155,6 +155,8 @@ test.describe('the board', () => {
     await page.keyboard.press(']');
     await expect.poll(async () => (await a.call('task_get', { task_id: `${key}-1` })).task.status).toBe('in_progress');
     await expect(page.getByText(/conflict/i)).toHaveCount(0);
+    await expect(column(page, 'in_progress').locator(`[data-ref="${key}-1"]`)).toBeVisible();
+    await expect(card(page, `${key}-1`)).toBeFocused();
     // arrows move focus between cards; Enter opens the drawer
     await page.keyboard.press('ArrowLeft');
     await expect(card(page, `${key}-2`)).toBeFocused();

@@ -22,6 +22,7 @@ describe('activity in words', () => {
     }
     expect(changeWords({ verb: 'task.released', summary: 'need the webhook secret', metadata: {} }).detail).toBe('need the webhook secret');
     expect(listWords(['a', 'b', 'c'])).toBe('a, b and c');
+    expect(changeWords({ verb: 'project.created', summary: 'BOW B own work', metadata: {} })).toEqual({ lead: 'created project', tail: 'B own work', detail: null });
   });
   it('gives times as "3 min ago" with the exact time for the hover', () => {
     const now = Date.parse('2026-01-01T12:00:00Z');

@@ -92,6 +92,9 @@ export function changeWords(e: Entry): ChangeWords {
     }
     case 'task.released':
       return { lead: m.reason === 'run_ended' ? 'released (its run ended)' : 'released', tail: '', detail };
+    case 'project.created':
+      // the summary is "KEY Title": the key is the link beside it, the title the words
+      return { lead: 'created project', tail: e.summary.replace(/^\S+\s*/, ''), detail: null };
     case 'project.status_changed':
       return { lead: 'changed the status of project', tail: typeof m.to === 'string' ? `to ${m.to.replace(/_/g, ' ')}` : '', detail: null };
     default:
