@@ -8,10 +8,11 @@ import { keys } from '@/lib/console/client/cache';
 import { useActors, useProjects } from '@/lib/console/client/hooks';
 import { useLiveChanges } from '@/lib/console/client/live';
 import { useNow } from '@/lib/console/client/use-now';
-import { timeAgo, verbText } from '@/lib/console/format';
+import { changeWords } from '@/lib/console/activity-words';
 import type { ActivityItem } from '@/lib/console/types';
 import { ActorAvatar } from './actor-avatar';
 import { Skeleton } from './skeleton';
+import { TimeAgo } from './time-ago';
 
 type Page = { activity: ActivityItem[]; next_cursor: string | null };
 
@@ -37,9 +38,9 @@ export function ActivityView() {
   const selectCls = 'h-7 rounded-md border border-zinc-200 bg-white px-2 text-[12px] text-zinc-700 focus:border-indigo-400 focus:outline-none';
   return (
     <div className="flex min-h-0 flex-1 flex-col">
-      <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-4">
+      <header className="flex min-h-12 shrink-0 flex-wrap items-center gap-2 border-b border-zinc-200 px-3 py-2 md:px-4">
         <h1 className="text-[13px] font-semibold">Activity</h1>
-        <div className="ml-auto flex gap-2">
+        <div className="flex min-w-0 gap-2 sm:ml-auto">
           <select aria-label="Project" data-testid="activity-project" value={project} onChange={(e) => setProject(e.target.value)} className={selectCls}>
             <option value="">All projects</option>
             {projects.data?.map((p) => (
@@ -60,7 +61,7 @@ export function ActivityView() {
         </div>
       </header>
       <div className="min-h-0 flex-1 overflow-y-auto">
-        <ol className="mx-auto max-w-3xl divide-y divide-zinc-100 px-6 py-2" data-testid="activity-feed">
+        <ol className="mx-auto max-w-3xl divide-y divide-zinc-100 px-3 py-2 md:px-6" data-testid="activity-feed">
           {feed.isPending &&
             [0, 1, 2, 3, 4].map((i) => (
               <li key={i} className="flex gap-3 py-3">
@@ -76,22 +77,7 @@ export function ActivityView() {
           {items.map((a) => (
             <li key={a.seq} data-testid="activity-item" data-seq={a.seq} className={`flex items-start gap-3 py-2.5 ${firstMax.current !== null && a.seq > firstMax.current ? 'animate-[fadein_1.2s_ease-out]' : ''}`}>
               <ActorAvatar name={a.actor ?? 'system'} kind={a.actor_kind} size="sm" />
-              <div className="min-w-0 flex-1 text-[13px] leading-snug">
-                <span className="font-medium text-zinc-900">{a.actor ?? 'system'}</span> <span className="text-zinc-600">{verbText(a.verb)}</span>{' '}
-                {a.task_ref && a.project_key ? (
-                  <Link href={`/projects/${a.task_ref.split('-')[0]}?task=${a.task_ref}`} className="font-medium text-zinc-800 hover:underline">
-                    <span className="font-mono text-[11px] text-zinc-500">{a.task_ref}</span> {a.task_title}
-                  </Link>
-                ) : a.object_type === 'project' && a.project_key ? (
-                  <Link href={`/projects/${a.project_key}`} className="font-medium text-zinc-800 hover:underline">
-                    {a.project_key}
-                  </Link>
-                ) : null}
-                {a.summary && a.verb !== 'task.created' && <p className="truncate text-[12px] text-zinc-500">{a.summary}</p>}
-              </div>
-              <time className="shrink-0 text-[12px] text-zinc-400" dateTime={a.at} title={new Date(a.at).toLocaleString()}>
-                {timeAgo(a.at, now)}
-              </time>
+              <ActivityLine a={a} now={now} />
             </li>
           ))}
         </ol>
@@ -104,5 +90,29 @@ export function ActivityView() {
         )}
       </div>
     </div>
+  );
+}
+
+/** One entry as a sentence: who, what in words, the task or project it touched, when. */
+function ActivityLine({ a, now }: { a: ActivityItem; now: number }) {
+  const w = changeWords(a);
+  return (
+    <>
+      <div className="min-w-0 flex-1 text-[13px] leading-snug">
+        <span className="font-medium text-zinc-900">{a.actor ?? 'system'}</span> <span className="text-zinc-600">{w.lead}</span>{' '}
+        {a.task_ref && a.project_key ? (
+          <Link href={`/projects/${a.task_ref.split('-')[0]}?task=${a.task_ref}`} className="font-medium text-zinc-800 hover:underline">
+            <span className="font-mono text-[11px] text-zinc-500">{a.task_ref}</span> {a.task_title}
+          </Link>
+        ) : a.object_type === 'project' && a.project_key ? (
+          <Link href={`/projects/${a.project_key}`} className="font-medium text-zinc-800 hover:underline">
+            {a.project_key}
+          </Link>
+        ) : null}
+        {w.tail && <span className="text-zinc-600">{w.tail.startsWith(':') || w.tail.startsWith(';') ? w.tail : ` ${w.tail}`}</span>}
+        {w.detail && <p className="truncate text-[12px] text-zinc-500">{w.detail}</p>}
+      </div>
+      <TimeAgo at={a.at} now={now} className="shrink-0 text-[12px] text-zinc-500" />
+    </>
   );
 }

@@ -12,13 +12,13 @@ export function ActorAvatar({ name, kind, size = 'sm' }: { name: string; kind: K
   const label = `${kind === 'human' ? 'Human' : kind === 'agent' ? 'Agent' : 'Service'}: ${name}`;
   if (kind === 'human') {
     return (
-      <span title={label} aria-label={label} data-actor-kind="human" className={`${dim} inline-flex shrink-0 items-center justify-center rounded-full bg-emerald-100 font-semibold text-emerald-800 ring-1 ring-emerald-200`}>
+      <span role="img" title={label} aria-label={label} data-actor-kind="human" className={`${dim} inline-flex shrink-0 items-center justify-center rounded-full bg-emerald-100 font-semibold text-emerald-800 ring-1 ring-emerald-200`}>
         {initials(name)}
       </span>
     );
   }
   return (
-    <span title={label} aria-label={label} data-actor-kind={kind ?? 'agent'} className={`${dim} inline-flex shrink-0 items-center justify-center rounded-[5px] bg-violet-100 text-violet-700 ring-1 ring-violet-200`}>
+    <span role="img" title={label} aria-label={label} data-actor-kind={kind ?? 'agent'} className={`${dim} inline-flex shrink-0 items-center justify-center rounded-[5px] bg-violet-100 text-violet-700 ring-1 ring-violet-200`}>
       <BotIcon className={size === 'md' ? 'size-4' : 'size-3'} />
     </span>
   );

@@ -9,7 +9,7 @@ import { readActors, viaAction } from '@/lib/console/client/api';
 import { keys } from '@/lib/console/client/cache';
 import { useLiveChanges } from '@/lib/console/client/live';
 import { useNow } from '@/lib/console/client/use-now';
-import { shortDate, timeAgo, timeLeft } from '@/lib/console/format';
+import { shortDate, timeLeft } from '@/lib/console/format';
 import type { ActorOverview } from '@/lib/console/types';
 import { ActorAvatar } from './actor-avatar';
 import { connectSnippets } from '@/lib/mcp/connect';
@@ -18,6 +18,7 @@ import { BotIcon, KeyIcon, PlusIcon, UserIcon, XIcon } from './icons';
 import { CopyBlock } from './copy-button';
 import { Skeleton } from './skeleton';
 import { useToast } from '@/lib/console/client/toast';
+import { TimeAgo } from './time-ago';
 
 /** Whether a key is past its expiry (a rotated key after its grace period). */
 function ended(k: { expires_at: string | null }): boolean {
@@ -72,7 +73,7 @@ export function ActorsView() {
                   <PlusIcon className="size-3.5" /> Connect an agent
                 </button>
               ) : (
-                <p className="mt-3 text-[12px] text-zinc-400">Ask a workspace owner, or run npx bullpen agent add NAME.</p>
+                <p className="mt-3 text-[12px] text-zinc-500">Ask a workspace owner, or run npx bullpen agent add NAME.</p>
               )}
             </div>
           ) : (
@@ -123,14 +124,14 @@ function ActorTable({ rows, now, onKey }: { rows: ActorOverview[]; now: number; 
                   <div className="min-w-0">
                     <p className="font-medium text-zinc-900">
                       {a.display_name}
-                      {a.id === me.actor_id && <span className="ml-1 text-[11px] font-normal text-zinc-400">(you)</span>}
+                      {a.id === me.actor_id && <span className="ml-1 text-[11px] font-normal text-zinc-500">(you)</span>}
                       {a.is_owner && <span className="ml-1.5 rounded bg-zinc-100 px-1 text-[10px] font-medium text-zinc-600">owner</span>}
                     </p>
-                    <p className="truncate font-mono text-[11px] text-zinc-400">{a.external_ref}</p>
+                    <p className="truncate font-mono text-[11px] text-zinc-500">{a.external_ref}</p>
                   </div>
                 </div>
               </td>
-              <td className="px-3 py-2.5 text-zinc-600">{timeAgo(a.last_active_at, now)}</td>
+              <td className="px-3 py-2.5 text-zinc-600"><TimeAgo at={a.last_active_at} now={now} /></td>
               <td className="px-3 py-2.5 tabular-nums text-zinc-600">{a.open_tasks}</td>
               <td className="px-3 py-2.5">
                 {a.current_claim ? (
@@ -140,7 +141,7 @@ function ActorTable({ rows, now, onKey }: { rows: ActorOverview[]; now: number; 
                     <span className="block text-[11px] text-amber-700">{timeLeft(a.current_claim.lease_expires_at, now)}</span>
                   </Link>
                 ) : (
-                  <span className="text-zinc-400">—</span>
+                  <span className="text-zinc-500">—</span>
                 )}
               </td>
               <td className="px-3 py-2.5">
@@ -154,7 +155,7 @@ function ActorTable({ rows, now, onKey }: { rows: ActorOverview[]; now: number; 
           ))}
           {rows.length === 0 && (
             <tr>
-              <td colSpan={5} className="px-3 py-4 text-center text-[13px] text-zinc-400">
+              <td colSpan={5} className="px-3 py-4 text-center text-[13px] text-zinc-500">
                 Nobody here yet.
               </td>
             </tr>
@@ -198,14 +199,14 @@ function KeyList({ actor, onKey }: { actor: ActorOverview; onKey: (k: NewKey) =>
           <span data-testid="key-scopes" title="What this key may call" className="rounded bg-zinc-100 px-1 py-px font-mono text-[10px] text-zinc-600">
             {k.scopes ? k.scopes.join(', ') : 'all tools'}
           </span>
-          <span data-testid="key-expiry" className="text-zinc-400">
+          <span data-testid="key-expiry" className="text-zinc-500">
             {k.revoked_at
               ? 'revoked'
               : ended(k)
-                ? `expired ${timeAgo(k.expires_at)}`
+                ? <>expired <TimeAgo at={k.expires_at} /></>
                 : `${k.replaced_by ? 'rotated, works until' : k.expires_at ? 'expires' : 'no expiry'}${k.expires_at ? ` ${shortDate(k.expires_at)}` : ''}`}
           </span>
-          <span className="text-zinc-400">{k.last_used_at ? `used ${timeAgo(k.last_used_at)}` : 'never used'}</span>
+          <span className="text-zinc-500">{k.last_used_at ? <TimeAgo at={k.last_used_at} prefix="used " /> : 'never used'}</span>
           {!k.revoked_at && !ended(k) && me.is_owner && (
             confirm === k.id ? (
               <span className="ml-auto flex gap-1">
@@ -269,7 +270,7 @@ function Modal({ title, onClose, children }: { title: string; onClose: () => voi
       <div role="dialog" aria-modal="true" aria-label={title} onMouseDown={(e) => e.stopPropagation()} className="w-[480px] rounded-xl border border-zinc-200 bg-white p-5 shadow-2xl">
         <div className="mb-3 flex items-center">
           <h2 className="text-[14px] font-semibold">{title}</h2>
-          <button onClick={onClose} className="ml-auto rounded p-1 text-zinc-400 hover:bg-zinc-100" aria-label="Close">
+          <button onClick={onClose} className="ml-auto rounded p-1 text-zinc-500 hover:bg-zinc-100" aria-label="Close">
             <XIcon className="size-3.5" />
           </button>
         </div>
@@ -316,7 +317,7 @@ function ConnectDialog({ onClose, onCreated }: { onClose: () => void; onCreated:
           <input value={scopes} onChange={(e) => setScopes(e.target.value)} placeholder="Scopes: all tools (or e.g. tasks:read,comments)" aria-label="Scopes" data-testid="agent-scopes" className="h-8 w-full rounded-md border border-zinc-200 px-2.5 font-mono text-[12px] focus:border-indigo-400 focus:outline-none" />
           <input value={days} onChange={(e) => setDays(e.target.value.replace(/[^0-9]/g, ''))} inputMode="numeric" placeholder="Days (never)" aria-label="Expires after days" data-testid="agent-expires-days" className="h-8 w-full rounded-md border border-zinc-200 px-2.5 text-[12px] focus:border-indigo-400 focus:outline-none" />
         </div>
-        <p className="mt-1.5 text-[11px] leading-snug text-zinc-400">
+        <p className="mt-1.5 text-[11px] leading-snug text-zinc-500">
           A scope is a room (reads and writes), a room with <code>:read</code>, or <code>read</code> for every room read-only. Leave both empty for a key that can do everything and never expires.
         </p>
         <div className="mt-4 flex justify-end gap-2">

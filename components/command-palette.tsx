@@ -99,7 +99,7 @@ export function CommandPalette() {
     <div className="fixed inset-0 z-[60] flex items-start justify-center bg-zinc-900/25 pt-[12vh] backdrop-blur-[1px]" onMouseDown={() => setOpen(false)}>
       <div role="dialog" aria-label="Search the workspace" data-testid="command-palette" onMouseDown={(e) => e.stopPropagation()} className="w-[600px] overflow-hidden rounded-xl border border-zinc-200 bg-white shadow-2xl">
         <div className="flex items-center gap-2 border-b border-zinc-100 px-3">
-          <SearchIcon className="size-4 text-zinc-400" />
+          <SearchIcon className="size-4 text-zinc-500" />
           <input
             autoFocus
             value={q}

@@ -7,13 +7,14 @@ import { writeTool } from '@/lib/console/client/mutations';
 import { threadKey, useThread, type ThreadObject } from '@/lib/console/client/threads';
 import { useToast } from '@/lib/console/client/toast';
 import { useNow } from '@/lib/console/client/use-now';
-import { timeAgo } from '@/lib/console/format';
+
 import type { TaskComment } from '@/lib/console/types';
 import type { CommentAddOutput, CommentQueryOutput } from '@/lib/core/comments';
 import { ActorAvatar } from './actor-avatar';
 import { useMe } from './console-providers';
 import { CommentIcon } from './icons';
 import { Markdown } from './markdown';
+import { TimeAgo } from './time-ago';
 
 /** A thread's comments, oldest first; replies are indented under their parent. */
 export function CommentItems({ comments, now }: { comments: TaskComment[]; now: number }) {
@@ -25,7 +26,7 @@ export function CommentItems({ comments, now }: { comments: TaskComment[]; now: 
           <div className="min-w-0 flex-1">
             <p className="text-[12px]">
               <span className="font-medium text-zinc-800">{c.author}</span>
-              <span className="ml-1.5 text-zinc-400">{timeAgo(c.created_at, now)}</span>
+              <span className="ml-1.5 text-zinc-500"><TimeAgo at={c.created_at} now={now} /></span>
             </p>
             <Markdown text={c.body} className="mt-0.5" />
           </div>
@@ -67,7 +68,7 @@ export function CommentComposer({ onSend, placeholder, spaced }: { onSend: (body
           className="w-full rounded-md border border-zinc-200 px-2.5 py-2 text-[13px] placeholder:text-zinc-400 focus:border-indigo-400 focus:outline-none"
         />
         <div className="mt-1.5 flex items-center justify-end gap-2">
-          <span className="text-[11px] text-zinc-400">⌘/Ctrl + Enter</span>
+          <span className="text-[11px] text-zinc-500">⌘/Ctrl + Enter</span>
           <button onClick={() => void send()} disabled={!draft.trim() || busy} data-testid="comment-send" className="inline-flex h-7 items-center gap-1 rounded-md bg-zinc-900 px-2.5 text-[12px] font-medium text-white hover:bg-zinc-800 disabled:opacity-40">
             <CommentIcon className="size-3.5" /> Comment
           </button>
@@ -103,7 +104,7 @@ export function ObjectThread({ objectType, objectId }: { objectType: ThreadObjec
         Discussion{comments.length ? ` (${comments.length})` : ''}
       </p>
       {thread.isPending ? (
-        <p className="text-[12px] text-zinc-400">Loading the thread…</p>
+        <p className="text-[12px] text-zinc-500">Loading the thread…</p>
       ) : (
         <>
           {comments.length === 0 && <p className="text-[12px] text-zinc-500" data-testid="thread-empty">No comments yet. Agents add to this thread with comment_add.</p>}

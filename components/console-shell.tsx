@@ -9,7 +9,7 @@ import { markSigningOut, useLiveChanges } from '@/lib/console/client/live';
 import { ActorAvatar } from './actor-avatar';
 import { CommandPalette } from './command-palette';
 import { useMe } from './console-providers';
-import { BoardIcon, CheckIcon, ClockIcon, CommentIcon, FileIcon, FolderIcon, InboxIcon, KeyboardIcon, LogOutIcon, PulseIcon, SearchIcon, UsersIcon, XIcon } from './icons';
+import { BoardIcon, CheckIcon, ClockIcon, CommentIcon, FileIcon, FolderIcon, InboxIcon, KeyboardIcon, LogOutIcon, MenuIcon, PulseIcon, SearchIcon, UsersIcon, XIcon } from './icons';
 import { NotificationBell } from './notification-bell';
 import { Skeleton } from './skeleton';
 
@@ -17,7 +17,8 @@ function NavLink({ href, active, icon, children }: { href: string; active: boole
   return (
     <Link
       href={href}
-      className={`flex h-7 items-center gap-2 rounded-md px-2 text-[13px] ${active ? 'bg-zinc-200/70 font-medium text-zinc-900' : 'text-zinc-600 hover:bg-zinc-200/40 hover:text-zinc-900'}`}
+      aria-current={active ? 'page' : undefined}
+      className={`flex h-8 md:h-7 items-center gap-2 rounded-md px-2 text-[13px] ${active ? 'bg-zinc-200/70 font-medium text-zinc-900' : 'text-zinc-600 hover:bg-zinc-200/40 hover:text-zinc-900'}`}
     >
       <span className="text-zinc-500">{icon}</span>
       {children}
@@ -63,10 +64,10 @@ const SHORTCUTS: [string, string][] = [
 function ShortcutHelp({ onClose }: { onClose: () => void }) {
   return (
     <div className="fixed inset-0 z-50 flex items-center justify-center bg-zinc-900/20 backdrop-blur-[1px]" onClick={onClose}>
-      <div role="dialog" aria-label="Keyboard shortcuts" className="w-[420px] rounded-xl border border-zinc-200 bg-white p-4 shadow-xl" onClick={(e) => e.stopPropagation()}>
+      <div role="dialog" aria-label="Keyboard shortcuts" className="w-[420px] max-w-[calc(100vw-2rem)] rounded-xl border border-zinc-200 bg-white p-4 shadow-xl" onClick={(e) => e.stopPropagation()}>
         <div className="mb-3 flex items-center justify-between">
           <h2 className="text-sm font-semibold">Keyboard shortcuts</h2>
-          <button onClick={onClose} className="rounded p-1 text-zinc-400 hover:bg-zinc-100" aria-label="Close">
+          <button onClick={onClose} className="rounded p-1 text-zinc-500 hover:bg-zinc-100" aria-label="Close">
             <XIcon className="size-3.5" />
           </button>
         </div>
@@ -92,10 +93,14 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
   const projects = useProjects();
   const waiting = useWaitingCount();
   const [help, setHelp] = useState(false);
+  // below 768 px the sidebar is a menu behind a button; it closes on navigation and on Esc
+  const [menu, setMenu] = useState(false);
+  useEffect(() => setMenu(false), [pathname]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const t = e.target as HTMLElement;
+      if (e.key === 'Escape') setMenu(false);
       if (t.closest('input, textarea, select, [contenteditable="true"]')) return;
       if (e.key === '?') setHelp((h) => !h);
       if (e.key === 'Escape') setHelp(false);
@@ -105,8 +110,35 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
   }, []);
 
   return (
-    <div className="flex h-screen overflow-hidden bg-white text-zinc-900">
-      <aside className="flex w-60 shrink-0 flex-col border-r border-zinc-200 bg-zinc-50/80">
+    <div className="flex h-dvh flex-col overflow-hidden bg-white text-zinc-900 md:flex-row">
+      <div className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-2 md:hidden" data-testid="mobile-bar">
+        <button
+          onClick={() => setMenu(true)}
+          aria-label="Open menu"
+          aria-expanded={menu}
+          aria-controls="console-nav"
+          data-testid="open-menu"
+          className="rounded-md p-2 text-zinc-700 hover:bg-zinc-100"
+        >
+          <MenuIcon className="size-5" />
+        </button>
+        <span className="truncate text-[13px] font-semibold">{me.tenant.name}</span>
+        <button
+          onClick={() => window.dispatchEvent(new KeyboardEvent('keydown', { key: 'k', ctrlKey: true }))}
+          aria-label="Search"
+          className="ml-auto rounded-md p-2 text-zinc-700 hover:bg-zinc-100"
+        >
+          <SearchIcon className="size-4" />
+        </button>
+      </div>
+      {menu && <div className="fixed inset-0 z-40 bg-zinc-900/30 md:hidden" onClick={() => setMenu(false)} aria-hidden="true" />}
+      <aside
+        id="console-nav"
+        aria-label="Console navigation"
+        data-testid="sidebar"
+        data-open={menu ? 'true' : undefined}
+        className={`${menu ? 'fixed inset-y-0 left-0 z-50 flex w-72 max-w-[85vw] shadow-xl' : 'hidden'} shrink-0 flex-col border-r border-zinc-200 bg-zinc-50 md:static md:z-auto md:flex md:w-60 md:max-w-none md:bg-zinc-50/80 md:shadow-none`}
+      >
         <div className="flex h-12 items-center gap-2 border-b border-zinc-200 px-3">
           <span className="inline-flex size-6 items-center justify-center rounded-md bg-zinc-900 text-[11px] font-bold text-white">
             {me.tenant.name.slice(0, 1).toUpperCase()}
@@ -115,6 +147,9 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
             <p className="truncate text-[13px] font-semibold leading-tight" data-testid="workspace-name">{me.tenant.name}</p>
             <p className="truncate text-[11px] leading-tight text-zinc-500">{me.tenant.slug}</p>
           </div>
+          <button onClick={() => setMenu(false)} aria-label="Close menu" className="ml-auto rounded p-1.5 text-zinc-500 hover:bg-zinc-200/60 md:hidden">
+            <XIcon className="size-4" />
+          </button>
         </div>
         <nav className="space-y-0.5 p-2">
           <NavLink href="/projects" active={pathname === '/projects'} icon={<BoardIcon className="size-4" />}>
@@ -161,14 +196,14 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
             </NavLink>
           )}
         </nav>
-        <div className="px-4 pt-3 pb-1 text-[11px] font-medium tracking-wide text-zinc-400 uppercase">Projects</div>
+        <div className="px-4 pt-3 pb-1 text-[11px] font-medium tracking-wide text-zinc-500 uppercase">Projects</div>
         <div className="min-h-0 flex-1 space-y-0.5 overflow-y-auto px-2 pb-2">
           {projects.isPending && [0, 1, 2].map((i) => <Skeleton key={i} className="mx-2 my-2 h-3" />)}
           {projects.data?.length === 0 && <p className="px-2 py-1 text-[12px] text-zinc-500">No projects yet.</p>}
           {projects.data?.map((p) => (
             <NavLink key={p.id} href={`/projects/${p.key}`} active={pathname === `/projects/${p.key}` || pathname.startsWith(`/projects/${p.key}/`)} icon={<FolderIcon className="size-3.5" />}>
               <span className="truncate">{p.title}</span>
-              <span className="ml-auto font-mono text-[10px] text-zinc-400">{p.key}</span>
+              <span className="ml-auto font-mono text-[10px] text-zinc-600">{p.key}</span>
             </NavLink>
           ))}
         </div>
@@ -177,7 +212,7 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
             <LiveBadge />
             <div className="flex items-center gap-0.5">
               <NotificationBell />
-              <button onClick={() => setHelp(true)} className="rounded p-1 text-zinc-400 hover:bg-zinc-200/60 hover:text-zinc-600" title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">
+              <button onClick={() => setHelp(true)} className="rounded p-1 text-zinc-500 hover:bg-zinc-200/60 hover:text-zinc-600" title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">
                 <KeyboardIcon className="size-3.5" />
               </button>
             </div>
@@ -189,20 +224,20 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
               <p className="text-[11px] leading-tight text-zinc-500">{me.is_owner ? 'Owner' : 'Member'}</p>
               <form action="/auth/signout" method="post" onSubmit={markSigningOut}>
                 <input type="hidden" name="scope" value="everywhere" />
-                <button type="submit" data-testid="signout-everywhere" className="text-[11px] leading-tight text-zinc-400 underline-offset-2 hover:text-zinc-700 hover:underline" title="End every session of yours, in every browser">
+                <button type="submit" data-testid="signout-everywhere" className="text-[11px] leading-tight text-zinc-500 underline-offset-2 hover:text-zinc-700 hover:underline" title="End every session of yours, in every browser">
                   Sign out everywhere
                 </button>
               </form>
             </div>
             <form action="/auth/signout" method="post" onSubmit={markSigningOut}>
-              <button type="submit" className="rounded p-1.5 text-zinc-400 hover:bg-zinc-200/60 hover:text-zinc-700" title="Sign out" aria-label="Sign out">
+              <button type="submit" className="rounded p-1.5 text-zinc-500 hover:bg-zinc-200/60 hover:text-zinc-700" title="Sign out" aria-label="Sign out">
                 <LogOutIcon className="size-4" />
               </button>
             </form>
           </div>
         </div>
       </aside>
-      <main className="flex min-w-0 flex-1 flex-col">{children}</main>
+      <main className="flex min-h-0 min-w-0 flex-1 flex-col">{children}</main>
       {help && <ShortcutHelp onClose={() => setHelp(false)} />}
       <CommandPalette />
     </div>

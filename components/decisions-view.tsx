@@ -8,12 +8,13 @@ import { useDecisions } from '@/lib/console/client/memory';
 import { writeTool } from '@/lib/console/client/mutations';
 import { useToast } from '@/lib/console/client/toast';
 import { useNow } from '@/lib/console/client/use-now';
-import { timeAgo } from '@/lib/console/format';
+
 import type { DecisionHit } from '@/lib/console/types';
 import { ObjectThread } from './comment-thread';
 import { ActorAvatar } from './actor-avatar';
 import { PlusIcon, SearchIcon, XIcon } from './icons';
 import { Skeleton } from './skeleton';
+import { TimeAgo } from './time-ago';
 
 const STATUS_TONE: Record<DecisionHit['status'], string> = {
   proposed: 'bg-amber-50 text-amber-700 ring-amber-200',
@@ -96,7 +97,7 @@ export function DecisionDialog({ supersedes, onClose }: { supersedes: DecisionHi
       >
         <div className="flex items-center gap-2 border-b border-zinc-100 px-4 py-2.5">
           <span className="text-[13px] text-zinc-500">{supersedes ? `Supersede “${supersedes.title}”` : 'Log a decision'}</span>
-          <button type="button" onClick={onClose} className="ml-auto rounded p-1 text-zinc-400 hover:bg-zinc-100" aria-label="Close">
+          <button type="button" onClick={onClose} className="ml-auto rounded p-1 text-zinc-500 hover:bg-zinc-100" aria-label="Close">
             <XIcon className="size-3.5" />
           </button>
         </div>
@@ -200,7 +201,7 @@ function DecisionCard({ d, byId, focused, onSupersede }: { d: DecisionHit; byId:
             <ActorAvatar name={d.author ?? '?'} kind={actors.byId.get(d.author_actor_id)?.kind ?? 'agent'} size="xs" />
             {d.author}
           </span>
-          <span>{timeAgo(d.created_at, now)}</span>
+          <span><TimeAgo at={d.created_at} now={now} /></span>
           {d.project_key && <span className="rounded bg-zinc-100 px-1.5 font-mono text-zinc-600">{d.project_key}</span>}
           {d.related_tasks.map((t) => (
             <Link key={t.id} href={`/projects/${t.ref.split('-')[0]}?task=${t.ref}`} className="font-mono text-indigo-600 hover:underline">
@@ -284,7 +285,7 @@ export function DecisionsView() {
       <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-4">
         <h1 className="text-[13px] font-semibold">Decisions</h1>
         <div className="relative ml-4">
-          <SearchIcon className="pointer-events-none absolute top-1/2 left-2 size-3.5 -translate-y-1/2 text-zinc-400" />
+          <SearchIcon className="pointer-events-none absolute top-1/2 left-2 size-3.5 -translate-y-1/2 text-zinc-500" />
           <input value={q} onChange={(e) => setQ(e.target.value)} placeholder="Recall by meaning…" aria-label="Recall decisions" className="h-7 w-64 rounded-md border border-zinc-200 pr-2 pl-7 text-[12px] focus:border-indigo-400 focus:outline-none" />
         </div>
         {list.data && q.trim() && <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-[11px] text-zinc-600" data-testid="decision-mode">{list.data.mode}</span>}

@@ -9,11 +9,12 @@ import { readAll } from '@/lib/console/client/hooks';
 import { useLiveChanges } from '@/lib/console/client/live';
 import { useToast } from '@/lib/console/client/toast';
 import { useNow } from '@/lib/console/client/use-now';
-import { timeAgo } from '@/lib/console/format';
+
 import type { FeatureRequestRow } from '@/lib/console/types';
 import { useMe } from './console-providers';
 import { Markdown } from './markdown';
 import { Skeleton } from './skeleton';
+import { TimeAgo } from './time-ago';
 
 const STATUSES = ['open', 'accepted', 'in_progress', 'shipped', 'declined'] as const;
 const STATUS_LABEL: Record<string, string> = { open: 'Open', accepted: 'Accepted', in_progress: 'In progress', shipped: 'Shipped', declined: 'Declined' };
@@ -121,7 +122,7 @@ export function FeedbackView() {
                     <div className="min-w-0 flex-1">
                       <p className="text-[14px] font-medium text-zinc-900">{fr.title}</p>
                       <p className="mt-0.5 text-[12px] text-zinc-500">
-                        <span className={`font-medium ${KIND_STYLE[fr.kind]}`}>{fr.kind}</span> · {fr.severity} · {fr.filed_by ?? 'someone'} · {timeAgo(fr.created_at, now)}
+                        <span className={`font-medium ${KIND_STYLE[fr.kind]}`}>{fr.kind}</span> · {fr.severity} · {fr.filed_by ?? 'someone'} · <TimeAgo at={fr.created_at} now={now} />
                         {fr.occurrences > 1 && <span className="font-medium text-zinc-700"> · hit {fr.occurrences}×</span>}
                         {fr.tool_name && <span className="ml-1 rounded bg-zinc-100 px-1 font-mono text-[11px] text-zinc-600">{fr.tool_name}</span>}
                         {fr.error_code && <span className="ml-1 rounded bg-zinc-100 px-1 font-mono text-[11px] text-zinc-600">{fr.error_code}</span>}

@@ -35,3 +35,4 @@ export const FileIcon = (p: IconProps) => <Svg {...p}><path d="M14 3H7a2 2 0 0 0
 export const KeyboardIcon = (p: IconProps) => <Svg {...p}><rect x="2" y="6" width="20" height="12" rx="2" /><path d="M6 10h.01M10 10h.01M14 10h.01M18 10h.01M7 14h10" /></Svg>;
 export const InboxIcon = (p: IconProps) => <Svg {...p}><path d="M3 13h5l1.5 3h5L16 13h5" /><path d="M5.5 5h13L21 13v5a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2v-5z" /></Svg>;
 export const BellIcon = (p: IconProps) => <Svg {...p}><path d="M6 9a6 6 0 0 1 12 0c0 6 2.5 8 2.5 8h-17S6 15 6 9" /><path d="M10.3 21a1.9 1.9 0 0 0 3.4 0" /></Svg>;
+export const MenuIcon = (p: IconProps) => <Svg {...p}><path d="M4 6h16M4 12h16M4 18h16" /></Svg>;

@@ -10,7 +10,7 @@ import {
   type StatusFilter,
 } from '@/lib/console/client/coordination';
 import { useNow } from '@/lib/console/client/use-now';
-import { timeAgo } from '@/lib/console/format';
+
 import { HANDOFF_KIND_LIST, type Handoff, type HandoffKind } from '@/lib/console/types';
 import { ObjectThread } from './comment-thread';
 import { ActorAvatar } from './actor-avatar';
@@ -18,6 +18,7 @@ import { useMe } from './console-providers';
 import { CheckIcon, ClockIcon, InboxIcon } from './icons';
 import { Markdown } from './markdown';
 import { Skeleton } from './skeleton';
+import { TimeAgo } from './time-ago';
 
 const VIEWS: { id: View; label: string }[] = [
   { id: 'to_me', label: 'To me' },
@@ -75,7 +76,7 @@ export function InboxView() {
   const empty = emptyText(view, status);
   return (
     <div className="flex min-h-0 flex-1 flex-col">
-      <header className="flex h-12 shrink-0 items-center gap-3 border-b border-zinc-200 px-4">
+      <header className="flex min-h-12 shrink-0 flex-wrap items-center gap-x-3 gap-y-2 border-b border-zinc-200 px-3 py-2 md:px-4">
         <h1 className="text-[13px] font-semibold">Inbox</h1>
         <div role="tablist" aria-label="Whose handoffs" className="flex rounded-md bg-zinc-100 p-0.5">
           {VIEWS.map((v) => (
@@ -91,7 +92,7 @@ export function InboxView() {
             </button>
           ))}
         </div>
-        <div className="ml-auto flex gap-2">
+        <div className="flex w-full gap-2 sm:ml-auto sm:w-auto">
           <select aria-label="Kind" data-testid="inbox-kind" value={kind} onChange={(e) => setKind(e.target.value as HandoffKind | '')} className={selectCls}>
             <option value="">Every kind</option>
             {KINDS.map((k) => (
@@ -110,7 +111,7 @@ export function InboxView() {
         </div>
       </header>
       <div className="min-h-0 flex-1 overflow-y-auto">
-        <ul className="mx-auto max-w-3xl space-y-3 px-6 py-4" data-testid="inbox-list" data-view={view}>
+        <ul className="mx-auto max-w-3xl space-y-3 px-3 py-3 md:px-6 md:py-4" data-testid="inbox-list" data-view={view}>
           {list.isPending &&
             [0, 1, 2].map((i) => (
               <li key={i} className="space-y-2 rounded-lg border border-zinc-200 p-4">
@@ -180,10 +181,10 @@ function HandoffCard({ h }: { h: Handoff }) {
         <ActorAvatar name={h.from.display_name} kind={h.from.kind} size="xs" />
         <span className="text-zinc-700">
           <span className="font-medium">{h.from.id === me.actor_id ? 'You' : h.from.display_name}</span>
-          <span className="text-zinc-400"> → </span>
+          <span className="text-zinc-500"> → </span>
           {h.to.map((a) => (a.id === me.actor_id ? 'you' : a.display_name)).join(', ')}
         </span>
-        <span className="text-zinc-400">· {timeAgo(h.created_at, now)}</span>
+        <span className="text-zinc-500">· <TimeAgo at={h.created_at} now={now} /></span>
         {h.due_at && (
           <span className="inline-flex items-center gap-0.5 text-amber-700" title={new Date(h.due_at).toLocaleString()}>
             <ClockIcon className="size-3" /> due {new Date(h.due_at).toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}
@@ -206,7 +207,7 @@ function HandoffCard({ h }: { h: Handoff }) {
       {h.response && (
         <div className="mt-3 rounded-md bg-zinc-50 px-3 py-2 text-[13px]" data-testid="handoff-response">
           <p className="text-[11px] text-zinc-500">
-            {h.responded_by?.id === me.actor_id ? 'You' : h.responded_by?.display_name} answered {h.responded_at ? timeAgo(h.responded_at, now) : ''}
+            {h.responded_by?.id === me.actor_id ? 'You' : h.responded_by?.display_name} answered {h.responded_at ? <TimeAgo at={h.responded_at} now={now} /> : ''}
           </p>
           {h.response.chosen_option && <p className="font-medium text-zinc-900">{OPTION_LABEL[h.response.chosen_option] ?? h.response.chosen_option}</p>}
           {h.response.text && <p className="whitespace-pre-wrap text-zinc-700">{h.response.text}</p>}

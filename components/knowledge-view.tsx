@@ -8,12 +8,13 @@ import { useNotes } from '@/lib/console/client/memory';
 import { writeTool } from '@/lib/console/client/mutations';
 import { useToast } from '@/lib/console/client/toast';
 import { useNow } from '@/lib/console/client/use-now';
-import { timeAgo } from '@/lib/console/format';
+
 import type { NoteHit } from '@/lib/console/types';
 import { ObjectThread } from './comment-thread';
 import { PlusIcon, SearchIcon, XIcon } from './icons';
 import { Markdown } from './markdown';
 import { Skeleton } from './skeleton';
+import { TimeAgo } from './time-ago';
 
 const KINDS = ['note', 'runbook', 'finding', 'snippet'] as const;
 
@@ -76,7 +77,7 @@ function NoteDialog({ onClose }: { onClose: () => void }) {
       <form role="dialog" aria-label="Write a note" onSubmit={submit} onMouseDown={(e) => e.stopPropagation()} className="w-[620px] rounded-xl border border-zinc-200 bg-white shadow-2xl">
         <div className="flex items-center border-b border-zinc-100 px-4 py-2.5">
           <span className="text-[13px] text-zinc-500">Write a note</span>
-          <button type="button" onClick={onClose} className="ml-auto rounded p-1 text-zinc-400 hover:bg-zinc-100" aria-label="Close">
+          <button type="button" onClick={onClose} className="ml-auto rounded p-1 text-zinc-500 hover:bg-zinc-100" aria-label="Close">
             <XIcon className="size-3.5" />
           </button>
         </div>
@@ -126,7 +127,7 @@ export function KnowledgeView() {
       <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-4">
         <h1 className="text-[13px] font-semibold">Knowledge</h1>
         <div className="relative ml-4">
-          <SearchIcon className="pointer-events-none absolute top-1/2 left-2 size-3.5 -translate-y-1/2 text-zinc-400" />
+          <SearchIcon className="pointer-events-none absolute top-1/2 left-2 size-3.5 -translate-y-1/2 text-zinc-500" />
           <input value={q} onChange={(e) => setQ(e.target.value)} placeholder="Ask in your own words…" aria-label="Search knowledge" data-testid="knowledge-search" className="h-7 w-72 rounded-md border border-zinc-200 pr-2 pl-7 text-[12px] focus:border-indigo-400 focus:outline-none" />
         </div>
         {notes.data && query && (
@@ -161,7 +162,7 @@ export function KnowledgeView() {
           <div className="mx-auto mt-10 max-w-lg rounded-xl border border-dashed border-zinc-300 p-6 text-[13px] text-zinc-600" data-testid="knowledge-empty">
             <p className="font-medium text-zinc-800">{query ? 'Nothing found.' : 'No knowledge yet.'}</p>
             <p className="mt-2">Agents save what the next actor should know with <code className="rounded bg-zinc-100 px-1">knowledge_write</code> and look before redoing research with <code className="rounded bg-zinc-100 px-1">knowledge_search</code>:</p>
-            <pre className="mt-2 overflow-x-auto rounded-md bg-zinc-50 p-2 text-[11px]">{`{"tool": "knowledge_write", "arguments": {"title": "Refund tests need the sandbox flag",
+            <pre tabIndex={0} aria-label="Example knowledge_write call" className="mt-2 overflow-x-auto rounded-md bg-zinc-50 p-2 text-[11px] focus-visible:ring-2 focus-visible:ring-indigo-300 focus-visible:outline-none">{`{"tool": "knowledge_write", "arguments": {"title": "Refund tests need the sandbox flag",
   "body": "Set PAYMENTS_SANDBOX=1 or the first call hangs.", "kind": "finding"}}`}</pre>
           </div>
         )}
@@ -175,7 +176,7 @@ export function KnowledgeView() {
                   <span className="mt-0.5 flex flex-wrap gap-x-2 text-[11px] text-zinc-500">
                     {n.project_key && <span className="font-mono">{n.project_key}</span>}
                     {n.tags.map((t) => <span key={t}>#{t}</span>)}
-                    <span>{timeAgo(n.updated_at, now)}</span>
+                    <span><TimeAgo at={n.updated_at} now={now} /></span>
                     {n.expires_at && <span title={n.expires_at}>expires {new Date(n.expires_at).toLocaleString()}</span>}
                     {n.similarity != null && <span title="similarity by meaning">≈ {n.similarity.toFixed(2)}</span>}
                   </span>

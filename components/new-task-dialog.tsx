@@ -86,7 +86,7 @@ export function NewTaskDialog({ project, onClose, onCreated }: { project: { id: 
         <div className="flex items-center gap-2 border-b border-zinc-100 px-4 py-2.5">
           <span className="rounded bg-zinc-100 px-1.5 font-mono text-[11px] text-zinc-600">{project.key}</span>
           <span className="text-[13px] text-zinc-500">New task</span>
-          <button type="button" onClick={onClose} className="ml-auto rounded p-1 text-zinc-400 hover:bg-zinc-100" aria-label="Close">
+          <button type="button" onClick={onClose} className="ml-auto rounded p-1 text-zinc-500 hover:bg-zinc-100" aria-label="Close">
             <XIcon className="size-3.5" />
           </button>
         </div>
@@ -169,7 +169,7 @@ export function NewTaskDialog({ project, onClose, onCreated }: { project: { id: 
           </div>
         </div>
         <div className="flex items-center gap-2 border-t border-zinc-100 px-4 py-2.5">
-          <span className="text-[11px] text-zinc-400">⌘/Ctrl + Enter to create</span>
+          <span className="text-[11px] text-zinc-500">⌘/Ctrl + Enter to create</span>
           <button type="button" onClick={onClose} className="ml-auto h-8 rounded-md px-3 text-[13px] text-zinc-600 hover:bg-zinc-100">
             Cancel
           </button>

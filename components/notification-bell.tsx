@@ -4,10 +4,11 @@ import { useRouter } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
 import { useCoordinationLive, useMarkRead, useNotifications } from '@/lib/console/client/coordination';
 import { useNow } from '@/lib/console/client/use-now';
-import { timeAgo } from '@/lib/console/format';
+
 import type { Notification } from '@/lib/console/types';
 import { useMe } from './console-providers';
 import { BellIcon } from './icons';
+import { TimeAgo } from './time-ago';
 
 /** Where a notification leads: its task, else the inbox. */
 function target(n: Notification): string {
@@ -92,7 +93,7 @@ export function NotificationBell() {
                   <span className={`mt-1.5 size-1.5 shrink-0 rounded-full ${n.read_at ? 'bg-transparent' : 'bg-indigo-500'}`} />
                   <span className="min-w-0 flex-1">
                     <span className={`block text-[12px] leading-snug ${n.read_at ? 'text-zinc-500' : 'font-medium text-zinc-900'}`}>{n.title}</span>
-                    <span className="text-[11px] text-zinc-400">{timeAgo(n.created_at, now)}</span>
+                    <span className="text-[11px] text-zinc-500"><TimeAgo at={n.created_at} now={now} /></span>
                   </span>
                 </button>
               </li>

@@ -3,13 +3,15 @@
 import Link from 'next/link';
 import { useBrief } from '@/lib/console/client/hooks';
 import { useNow } from '@/lib/console/client/use-now';
-import { shortDate, timeAgo, verbText } from '@/lib/console/format';
+import { changePhrase } from '@/lib/console/activity-words';
+import { shortDate } from '@/lib/console/format';
 import { STATUSES, STATUS_LABEL } from '@/lib/console/types';
 import { Markdown } from './markdown';
 import { ProjectHeader } from './project-header';
 import { ProjectRepositories } from './project-repositories';
 import { Skeleton } from './skeleton';
 import { PriorityIcon, StatusIcon } from './status-icon';
+import { TimeAgo } from './time-ago';
 
 /** A project's brief (project_brief): what it is, where it stands, what is open, what just happened. */
 export function ProjectBriefView({ projectKey }: { projectKey: string }) {
@@ -37,13 +39,13 @@ export function ProjectBriefView({ projectKey }: { projectKey: string }) {
                 {b.project.description ? (
                   <Markdown text={b.project.description} className="mt-4" />
                 ) : (
-                  <p className="mt-4 text-[13px] text-zinc-400">No description yet. Agents read this brief first (project_brief); a paragraph on the goal and the constraints saves them a lot of guessing.</p>
+                  <p className="mt-4 text-[13px] text-zinc-500">No description yet. Agents read this brief first (project_brief); a paragraph on the goal and the constraints saves them a lot of guessing.</p>
                 )}
               </section>
               <section>
                 <h3 className="mb-2 text-[12px] font-semibold tracking-wide text-zinc-500 uppercase">Top open tasks</h3>
                 {b.top_open_tasks.length === 0 ? (
-                  <p className="text-[13px] text-zinc-400">Nothing open. <Link className="text-indigo-600 hover:underline" href={`/projects/${projectKey}`}>Plan work on the board</Link>.</p>
+                  <p className="text-[13px] text-zinc-500">Nothing open. <Link className="text-indigo-600 hover:underline" href={`/projects/${projectKey}`}>Plan work on the board</Link>.</p>
                 ) : (
                   <ul className="divide-y divide-zinc-100 rounded-lg border border-zinc-200">
                     {b.top_open_tasks.map((t) => (
@@ -65,12 +67,12 @@ export function ProjectBriefView({ projectKey }: { projectKey: string }) {
                 <ol className="space-y-1.5">
                   {b.recent_activity.map((a) => (
                     <li key={a.seq} className="text-[13px]">
-                      <span className="font-medium">{a.actor ?? 'system'}</span> <span className="text-zinc-600">{verbText(a.verb)}</span>
-                      {a.summary && <span className="text-zinc-500"> — {a.summary}</span>}
-                      <span className="ml-1.5 text-[12px] text-zinc-400">{timeAgo(a.at, now)}</span>
+                      <span className="font-medium">{a.actor ?? 'system'}</span> <span className="text-zinc-600">{changePhrase(a)}</span>
+                      {a.verb === 'task.created' && <span className="text-zinc-500"> {a.summary}</span>}
+                      <span className="ml-1.5 text-[12px] text-zinc-500"><TimeAgo at={a.at} now={now} /></span>
                     </li>
                   ))}
-                  {b.recent_activity.length === 0 && <li className="text-[13px] text-zinc-400">Quiet so far.</li>}
+                  {b.recent_activity.length === 0 && <li className="text-[13px] text-zinc-500">Quiet so far.</li>}
                 </ol>
               </section>
             </div>

@@ -44,7 +44,7 @@ export function ProjectRepositories({ brief }: { brief: ProjectBrief }) {
     <section data-testid="project-repositories">
       <h3 className="mb-2 text-[12px] font-semibold tracking-wide text-zinc-500 uppercase">Repositories</h3>
       {brief.repositories.length === 0 ? (
-        <p className="mb-2 text-[12px] text-zinc-400">
+        <p className="mb-2 text-[12px] text-zinc-500">
           None linked. Link the repository this project lives in: agents then claim its work from where they stand and can tell they are in the right checkout.
         </p>
       ) : (
@@ -55,7 +55,7 @@ export function ProjectRepositories({ brief }: { brief: ProjectBrief }) {
                 {r.slug}
               </a>
               <span className={`rounded px-1 py-px text-[10px] font-medium ${ROLE_STYLE[r.role]}`}>{r.role}</span>
-              <button onClick={() => void unlink(r.id)} className="invisible ml-auto rounded p-0.5 text-zinc-400 group-hover:visible hover:bg-zinc-200" aria-label={`Unlink ${r.slug}`}>
+              <button onClick={() => void unlink(r.id)} className="ml-auto rounded p-0.5 text-zinc-500 opacity-0 group-hover:opacity-100 focus-visible:opacity-100 hover:bg-zinc-200" aria-label={`Unlink ${r.slug}`}>
                 <XIcon className="size-3" />
               </button>
             </li>

@@ -60,9 +60,9 @@ export function ProjectsView() {
           {projects.data?.map((p) => (
             <Link key={p.id} href={`/projects/${p.key}`} data-testid="project-card" className="group rounded-lg border border-zinc-200 bg-white p-4 hover:border-zinc-300 hover:shadow-sm">
               <div className="flex items-center gap-2">
-                <FolderIcon className="size-4 text-zinc-400" />
+                <FolderIcon className="size-4 text-zinc-500" />
                 <span className="rounded bg-zinc-100 px-1.5 font-mono text-[11px] text-zinc-600">{p.key}</span>
-                <span className="ml-auto text-[11px] text-zinc-400 capitalize">{p.status}</span>
+                <span className="ml-auto text-[11px] text-zinc-500 capitalize">{p.status}</span>
               </div>
               <p className="mt-2 text-[14px] font-semibold text-zinc-900 group-hover:text-indigo-700">{p.title}</p>
               {p.summary && <p className="mt-0.5 line-clamp-2 text-[13px] text-zinc-500">{p.summary}</p>}

@@ -80,7 +80,7 @@ export function SignInConfirm({ serverToken, serverWho }: { serverToken: string 
       >
         Continue
       </button>
-      <p className="mt-3 text-[12px] text-zinc-400">The link works once; pressing Continue uses it.</p>
+      <p className="mt-3 text-[12px] text-zinc-500">The link works once; pressing Continue uses it.</p>
     </form>
   );
 }

@@ -142,7 +142,7 @@ export function SkillsView() {
                   <span className="flex items-center gap-1.5">
                     <span className="truncate font-mono text-[12px] font-medium">{s.slug}</span>
                     {s.scope === 'project' && <span className="rounded bg-indigo-50 px-1 text-[10px] text-indigo-700">{s.project_key}</span>}
-                    <span className="ml-auto text-[10px] text-zinc-400">v{s.version}</span>
+                    <span className="ml-auto text-[10px] text-zinc-500">v{s.version}</span>
                   </span>
                   <span className="block truncate text-[11px] text-zinc-500">{s.description}</span>
                 </button>

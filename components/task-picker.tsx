@@ -67,7 +67,7 @@ export function TaskPicker({
               <StatusIcon status={v.status} className="size-3" />
               <span className="font-mono text-[11px] text-zinc-500">{v.ref}</span>
               <span className="max-w-[220px] truncate">{v.title}</span>
-              <button type="button" onClick={() => onChange(value.filter((x) => x.id !== v.id))} className="rounded p-0.5 text-zinc-400 hover:bg-zinc-200" aria-label={`Remove ${v.ref}`}>
+              <button type="button" onClick={() => onChange(value.filter((x) => x.id !== v.id))} className="rounded p-0.5 text-zinc-500 hover:bg-zinc-200" aria-label={`Remove ${v.ref}`}>
                 <XIcon className="size-3" />
               </button>
             </span>
@@ -96,7 +96,7 @@ export function TaskPicker({
       )}
       {open && (options.length > 0 || results.isFetching) && (
         <ul role="listbox" className="absolute z-10 mt-1 max-h-64 w-full overflow-y-auto rounded-md border border-zinc-200 bg-white py-1 shadow-lg">
-          {results.isFetching && options.length === 0 && <li className="px-2.5 py-1.5 text-[12px] text-zinc-400">Searching…</li>}
+          {results.isFetching && options.length === 0 && <li className="px-2.5 py-1.5 text-[12px] text-zinc-500">Searching…</li>}
           {options.map((t) => (
             <li key={t.id}>
               <button

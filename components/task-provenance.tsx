@@ -6,10 +6,11 @@ import { ToolFailure } from '@/lib/console/client/api';
 import { refreshTasks } from '@/lib/console/client/cache';
 import { writeTool } from '@/lib/console/client/mutations';
 import { useToast } from '@/lib/console/client/toast';
-import { bytes, timeAgo } from '@/lib/console/format';
+import { bytes } from '@/lib/console/format';
 import type { AttachmentRow, CodeRefRow, TaskDetail } from '@/lib/console/types';
 import { useMe } from './console-providers';
 import { CheckIcon, FileIcon, LinkIcon, PlusIcon, XIcon } from './icons';
+import { TimeAgo } from './time-ago';
 
 const PR_BADGE: Record<string, string> = {
   open: 'bg-emerald-50 text-emerald-700 ring-emerald-200',
@@ -118,7 +119,7 @@ function CodeRefItem({ r }: { r: CodeRefRow }) {
           {r.pr_state}
         </span>
       )}
-      {r.repository && <span className="shrink-0 font-mono text-[11px] text-zinc-400">{r.repository}</span>}
+      {r.repository && <span className="shrink-0 font-mono text-[11px] text-zinc-500">{r.repository}</span>}
     </li>
   );
 }
@@ -136,12 +137,12 @@ function AttachmentItem({ a, canRemove, onRemove, now }: { a: AttachmentRow; can
       ) : (
         <span className="min-w-0 flex-1 truncate text-zinc-800">{name}</span>
       )}
-      <span className="shrink-0 text-[11px] text-zinc-400">
+      <span className="shrink-0 text-[11px] text-zinc-500">
         {a.size_bytes != null ? `${bytes(a.size_bytes)} · ` : ''}
-        {a.created_by ?? 'someone'} · {timeAgo(a.created_at, now)}
+        {a.created_by ?? 'someone'} · <TimeAgo at={a.created_at} now={now} />
       </span>
       {canRemove && (
-        <button onClick={onRemove} className="invisible rounded p-0.5 text-zinc-400 group-hover:visible hover:bg-zinc-200" aria-label={`Remove ${name}`}>
+        <button onClick={onRemove} className="rounded p-0.5 text-zinc-500 opacity-0 group-hover:opacity-100 focus-visible:opacity-100 hover:bg-zinc-200" aria-label={`Remove ${name}`}>
           <XIcon className="size-3" />
         </button>
       )}
@@ -225,9 +226,9 @@ export function TaskProvenance({
             Done is refused until a commit, PR or attachment proves the work: agents record it with task_code_ref or attach_add; you can attach a file or link below.
           </p>
         )}
-        <p className="mb-0.5 text-[11px] font-medium text-zinc-400">Code</p>
+        <p className="mb-0.5 text-[11px] font-medium text-zinc-500">Code</p>
         {detail.code_refs.length === 0 ? (
-          <p className="mb-2 px-1.5 text-[12px] text-zinc-400">No commit or pull request yet. Agents link them with task_code_ref.</p>
+          <p className="mb-2 px-1.5 text-[12px] text-zinc-500">No commit or pull request yet. Agents link them with task_code_ref.</p>
         ) : (
           <ul className="mb-2" data-testid="code-refs">
             {detail.code_refs.map((r) => (
@@ -236,7 +237,7 @@ export function TaskProvenance({
           </ul>
         )}
         <div className="mb-0.5 flex items-center gap-2">
-          <p className="text-[11px] font-medium text-zinc-400">Attachments</p>
+          <p className="text-[11px] font-medium text-zinc-500">Attachments</p>
           <div className="ml-auto flex items-center gap-2">
             <button onClick={() => fileInput.current?.click()} disabled={upload.busy} className="inline-flex items-center gap-0.5 text-[12px] text-zinc-500 hover:text-zinc-800 disabled:opacity-50" data-testid="attach-file">
               <PlusIcon className="size-3" /> {upload.busy ? 'Uploading…' : 'File'}
@@ -283,7 +284,7 @@ export function TaskProvenance({
           </div>
         )}
         {detail.attachments.length === 0 ? (
-          <p className="px-1.5 text-[12px] text-zinc-400">Nothing attached. Drop a file anywhere on this drawer, or add a link.</p>
+          <p className="px-1.5 text-[12px] text-zinc-500">Nothing attached. Drop a file anywhere on this drawer, or add a link.</p>
         ) : (
           <ul data-testid="attachments">
             {detail.attachments.map((a) => (

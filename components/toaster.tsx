@@ -3,10 +3,11 @@
 import { useCallback, useMemo, useRef, useState, type ReactNode } from 'react';
 import { ToolFailure } from '@/lib/console/client/api';
 import { ToastContext, type ToastApi } from '@/lib/console/client/toast';
+import { refusalForPeople } from '@/lib/console/refusals';
 import { AlertIcon, CheckIcon, XIcon } from './icons';
 
 type Toast = { id: number; tone: 'error' | 'success' | 'info'; title: string; hint?: string; code?: string };
-/** Toasts for outcomes; errors show the envelope's message, its hint and its code. */
+/** Toasts for outcomes; a refusal shows its sentence for people (lib/console/refusals) and its code. */
 export function Toaster({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<Toast[]>([]);
   const next = useRef(1);
@@ -22,7 +23,11 @@ export function Toaster({ children }: { children: ReactNode }) {
   const api = useMemo<ToastApi>(
     () => ({
       error: (err, fallback = 'Something went wrong') => {
-        if (err instanceof ToolFailure) push({ tone: 'error', title: err.error.message, hint: err.error.hint, code: err.error.code });
+        if (err instanceof ToolFailure) {
+          // the envelope's hint is for agents; a person reads the sentence written for them
+          const r = refusalForPeople(err.error);
+          push({ tone: 'error', title: r.title, hint: r.advice, code: err.error.code });
+        }
         else push({ tone: 'error', title: err instanceof Error ? err.message : fallback, hint: 'try again; if it keeps failing, reload the page' });
       },
       success: (title, hint) => push({ tone: 'success', title, hint }),
@@ -48,9 +53,9 @@ export function Toaster({ children }: { children: ReactNode }) {
             <div className="min-w-0 flex-1">
               <p className="font-medium break-words text-zinc-900">{t.title}</p>
               {t.hint && <p className="mt-0.5 break-words text-zinc-500">{t.hint}</p>}
-              {t.code && <p className="mt-1 font-mono text-[10px] tracking-wide text-zinc-400">{t.code}</p>}
+              {t.code && <p className="mt-1 font-mono text-[10px] tracking-wide text-zinc-500">{t.code}</p>}
             </div>
-            <button onClick={() => dismiss(t.id)} className="self-start rounded p-0.5 text-zinc-400 hover:bg-zinc-100 hover:text-zinc-600" aria-label="Dismiss">
+            <button onClick={() => dismiss(t.id)} className="self-start rounded p-0.5 text-zinc-500 hover:bg-zinc-100 hover:text-zinc-600" aria-label="Dismiss">
               <XIcon className="size-3.5" />
             </button>
           </div>

@@ -64,18 +64,22 @@ test.describe('the board', () => {
     await expect(column(page, 'in_progress').locator(`[data-ref="${ref}"]`)).toBeVisible();
 
     await card(page, ref).dragTo(column(page, 'done'));
-    const toast = page.getByTestId('toast').filter({ hasText: 'acceptance criterion not met' });
+    // a person reads a sentence written for them; the agent's hint (field names, tools) stays in the envelope
+    const toast = page.getByTestId('toast').filter({ hasText: 'Not done yet' });
     await expect(toast).toBeVisible();
-    await expect(toast).toContainText('migration applies cleanly');
-    await expect(toast).toContainText('mark each criterion met');
+    await expect(toast).toContainText('“migration applies cleanly” is not checked off');
+    await expect(toast).toContainText('Tick the criteria in the task’s checklist');
+    await expect(toast).not.toContainText('patch.acceptance_criteria');
     await expect(toast).toContainText('GATE_UNMET');
+    const refused = await a.call('task_update', { task_id: ref, patch: { status: 'done' } });
+    expect(refused.error).toMatchObject({ code: 'GATE_UNMET', hint: expect.stringContaining('patch.acceptance_criteria') });
     await expect(column(page, 'in_progress').locator(`[data-ref="${ref}"]`)).toBeVisible();
     await expect(column(page, 'done').locator(`[data-ref="${ref}"]`)).toHaveCount(0);
     expect((await a.call('task_get', { task_id: ref })).task.status).toBe('in_progress');
 
     // an illegal transition is refused the same way: in_progress → backlog is not a move
     await card(page, ref).dragTo(column(page, 'backlog'));
-    await expect(page.getByTestId('toast').filter({ hasText: 'cannot move a task from in_progress to backlog' })).toBeVisible();
+    await expect(page.getByTestId('toast').filter({ hasText: 'A task can’t go from In progress straight to Backlog' })).toBeVisible();
     await expect(column(page, 'in_progress').locator(`[data-ref="${ref}"]`)).toBeVisible();
 
     // meet the criterion in the drawer, then the same drag lands
@@ -151,6 +155,8 @@ test.describe('the board', () => {
     await page.keyboard.press(']');
     await expect.poll(async () => (await a.call('task_get', { task_id: `${key}-1` })).task.status).toBe('in_progress');
     await expect(page.getByText(/conflict/i)).toHaveCount(0);
+    await expect(column(page, 'in_progress').locator(`[data-ref="${key}-1"]`)).toBeVisible();
+    await expect(card(page, `${key}-1`)).toBeFocused();
     // arrows move focus between cards; Enter opens the drawer
     await page.keyboard.press('ArrowLeft');
     await expect(card(page, `${key}-2`)).toBeFocused();

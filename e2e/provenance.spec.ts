@@ -41,7 +41,7 @@ test.describe('provenance in the console', () => {
 
     await a.call('code_ref_update', { code_ref_id: ref.code_ref_id, patch: { pr_state: 'merged' } });
     await expect(item.getByTestId('pr-state')).toHaveText('merged');
-    await expect(drawer.getByTestId('drawer-activity')).toContainText('merged a PR of');
+    await expect(drawer.getByTestId('drawer-activity')).toContainText('merged a PR');
     await a.close();
   });
 

@@ -7,9 +7,9 @@ describe('format', () => {
   it('says how long ago and how long left', () => {
     expect(timeAgo(null, now)).toBe('never');
     expect(timeAgo('2026-01-01T11:59:50Z', now)).toBe('just now');
-    expect(timeAgo('2026-01-01T11:30:00Z', now)).toBe('30m ago');
-    expect(timeAgo('2026-01-01T09:00:00Z', now)).toBe('3h ago');
-    expect(timeAgo('2025-12-29T12:00:00Z', now)).toBe('3d ago');
+    expect(timeAgo('2026-01-01T11:30:00Z', now)).toBe('30 min ago');
+    expect(timeAgo('2026-01-01T09:00:00Z', now)).toBe('3 h ago');
+    expect(timeAgo('2025-12-29T12:00:00Z', now)).toBe('3 days ago');
     expect(timeLeft('2026-01-01T12:00:30Z', now)).toBe('30s left');
     expect(timeLeft('2026-01-01T12:42:00Z', now)).toBe('42m left');
     expect(timeLeft('2026-01-01T13:30:00Z', now)).toBe('1h 30m left');

@@ -1,13 +1,20 @@
-/** Compact relative times for cards and feeds ("3m ago", "42m left"). */
+/** Relative times for people ("just now", "3 min ago", "2 h ago", "3 days ago"). */
 
 export function timeAgo(iso: string | null | undefined, now = Date.now()): string {
   if (!iso) return 'never';
   const s = Math.round((now - new Date(iso).getTime()) / 1000);
   if (s < 45) return 'just now';
-  if (s < 3600) return `${Math.round(s / 60)}m ago`;
-  if (s < 86_400) return `${Math.round(s / 3600)}h ago`;
-  if (s < 30 * 86_400) return `${Math.round(s / 86_400)}d ago`;
+  if (s < 3600) return `${Math.max(1, Math.round(s / 60))} min ago`;
+  if (s < 86_400) return `${Math.round(s / 3600)} h ago`;
+  if (s < 2 * 86_400) return 'yesterday';
+  if (s < 30 * 86_400) return `${Math.round(s / 86_400)} days ago`;
   return new Date(iso).toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+}
+
+/** The exact time, for the hover title of a relative one: "Nov 26, 2026, 14:03:12". */
+export function exactTime(iso: string | null | undefined): string {
+  if (!iso) return '';
+  return new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 
 /** Dollars for a cost figure: $0.0042, $1.23, $1,204. */

@@ -504,6 +504,7 @@ declare
   v_broke boolean;
   v_lost jsonb;
   v_assignee uuid;
+  v_tally jsonb;
 begin
   perform bullpen.require_actor();
   v_replay := bullpen.idem_begin('task_update', p);
@@ -569,13 +570,17 @@ begin
                    from jsonb_array_elements(v_lost -> 'reworded') r), '; '),
       v_lost || jsonb_build_object('before', v_before.acceptance_criteria));
   end if;
+  -- a changed checklist carries its new tally, so a timeline can say "criteria 2/3 met" in words
+  v_tally := case when 'acceptance_criteria' = any (coalesce(v_fields, '{}')) then jsonb_build_object(
+    'criteria_met', (select count(*) from jsonb_array_elements(v_task.acceptance_criteria) c where coalesce((c ->> 'met')::boolean, false)),
+    'criteria_total', jsonb_array_length(v_task.acceptance_criteria)) else '{}'::jsonb end;
   if v_task.status is distinct from v_before.status then
     perform bullpen.log('task.status_changed', 'task', v_task.id, v_task.project_id,
       format('%s → %s', v_before.status, v_task.status),
-      jsonb_build_object('from', v_before.status, 'to', v_task.status, 'fields', to_jsonb(v_fields)));
+      jsonb_build_object('from', v_before.status, 'to', v_task.status, 'fields', to_jsonb(v_fields)) || v_tally);
   else
     perform bullpen.log('task.updated', 'task', v_task.id, v_task.project_id,
-      array_to_string(v_fields, ', '), jsonb_build_object('fields', to_jsonb(coalesce(v_fields, '{}'))));
+      array_to_string(v_fields, ', '), jsonb_build_object('fields', to_jsonb(coalesce(v_fields, '{}'))) || v_tally);
   end if;
   return bullpen.idem_finish(p, jsonb_build_object('task', bullpen.task_json(v_task),
     'previous_status', v_before.status, 'changed', to_jsonb(coalesce(v_fields, '{}')))

@@ -302,6 +302,16 @@ describe('task_update', () => {
     expect(log.verb).toBe('task.updated');
   });
 
+  it('logs a changed checklist with its tally (criteria_met of criteria_total), so a timeline can say it in words', async () => {
+    const id = await taskIn('todo', { acceptance_criteria: ['one', 'two', 'three'] });
+    ok(await t.agent.call('task_update', { task_id: id, patch: { acceptance_criteria: [{ text: 'one', met: true }, { text: 'two', met: true }, { text: 'three', met: false }] } }));
+    const [log] = await db.query<{ verb: string; metadata: Record<string, unknown> }>('select verb, metadata from public.activity where object_id = $1 order by id desc limit 1', [id]);
+    expect(log).toMatchObject({ verb: 'task.updated', metadata: { fields: ['acceptance_criteria'], criteria_met: 2, criteria_total: 3 } });
+    ok(await t.agent.call('task_update', { task_id: id, patch: { title: 'no tally' } }));
+    const [plain] = await db.query<{ metadata: Record<string, unknown> }>('select metadata from public.activity where object_id = $1 order by id desc limit 1', [id]);
+    expect(plain.metadata).toEqual({ fields: ['title'] });
+  });
+
   it('clears body, due date, assignee and reviewer with null', async () => {
     const id = await taskIn('todo', { body: 'b', due_on: '2030-01-01', assignee_actor_id: t.human.id, reviewer_actor_id: t.agent.id });
     const r = ok(await t.agent.call('task_update', {

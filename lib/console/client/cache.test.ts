@@ -38,3 +38,36 @@ describe('board cache patches', () => {
     expect(reconcileColumn(P, 'todo', [row('r1', 'todo', { updated_at: '2026-01-01T00:00:10Z' })], performance.now() + 1).map((r) => r.id)).toEqual(['r1']);
   });
 });
+
+describe('live events', () => {
+  it('patch a new card before the summaries are re-read, so a heavy summary never holds the card back', async () => {
+    const { LiveCacheBridge } = await import('./cache');
+    const qc = new QueryClient();
+    board(qc, { todo: [row('t1', 'todo')] });
+    const order: string[] = [];
+    // an observed brief (the board page shows one): invalidating it refetches
+    const { QueryObserver } = await import('@tanstack/react-query');
+    const brief = new QueryObserver(qc, { queryKey: ['brief', 'P'], queryFn: async () => (order.push(`brief read, card ${ids(qc, 'todo')?.includes('t9') ? 'on the board' : 'missing'}`), { n: 1 }) });
+    const unsub = brief.subscribe(() => {});
+    await new Promise((r) => setTimeout(r, 20));
+    order.length = 0;
+    const fresh = row('t9', 'todo', { priority: 0, ref: 'P-9', updated_at: '2026-01-01T00:00:09Z' } as Partial<TaskRow>);
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = (async () => {
+      order.push('task_get');
+      await new Promise((r) => setTimeout(r, 600)); // a slow read: longer than any summary throttle
+      return new Response(JSON.stringify({ ok: true, task: fresh, dependents: [] }), { headers: { 'content-type': 'application/json' } });
+    }) as typeof fetch;
+    try {
+      const bridge = new LiveCacheBridge(qc, { delayMs: 1 });
+      bridge.handle({ seq: 1, tenant_id: 'x', project_id: P, object_type: 'task', object_id: 't9', verb: 'task.created', actor_id: null, at: '' } as never);
+      await expect.poll(() => ids(qc, 'todo')).toEqual(['t9', 't1']);
+      // the summary is read after the card is placed, never alongside its read
+      await expect.poll(() => order, { timeout: 3000 }).toEqual(['task_get', 'brief read, card on the board']);
+      bridge.dispose();
+    } finally {
+      globalThis.fetch = realFetch;
+      unsub();
+    }
+  });
+});

@@ -183,7 +183,8 @@ export async function refreshTasks(qc: QueryClient, ids: string[]): Promise<void
 export class LiveCacheBridge {
   private pending = new Map<string, Set<string>>();
   private timer: ReturnType<typeof setTimeout> | null = null;
-  private throttled = new Map<string, number>();
+  private throttled = new Map<string, ReturnType<typeof setTimeout>>();
+  private summariesDue = false;
 
   constructor(
     private readonly qc: QueryClient,
@@ -192,7 +193,7 @@ export class LiveCacheBridge {
 
   private soon(key: string, ms: number, fn: () => void) {
     if (this.throttled.has(key)) return;
-    this.throttled.set(key, window.setTimeout(() => {
+    this.throttled.set(key, setTimeout(() => {
       this.throttled.delete(key);
       fn();
     }, ms));
@@ -206,9 +207,9 @@ export class LiveCacheBridge {
       if (!set) this.pending.set(pid, (set = new Set()));
       set.add(e.object_id);
       this.timer ??= setTimeout(() => this.flush(), this.opts.delayMs ?? 8);
-      this.soon('brief', 400, () => void qc.invalidateQueries({ queryKey: ['brief'] }));
-      this.soon('projects', 1000, () => void qc.invalidateQueries({ queryKey: keys.projects }));
-      this.soon('overview', 500, () => void qc.invalidateQueries({ queryKey: keys.overview }));
+      // the summaries (counts on the brief, the sidebar's projects, the agents page) are re-read
+      // only after the cards are patched: flush() schedules them once the rows are in
+      this.summariesDue = true;
     } else if (e.object_type === 'project') {
       this.soon('projects', 150, () => void qc.invalidateQueries({ queryKey: keys.projects }));
       this.soon('brief', 150, () => void qc.invalidateQueries({ queryKey: ['brief'] }));
@@ -230,14 +231,28 @@ export class LiveCacheBridge {
     this.timer = null;
     const batches = this.pending;
     this.pending = new Map();
+    const reads: Promise<unknown>[] = [];
     for (const [pid, ids] of batches) {
       if (ids.size > (this.opts.burst ?? 60) && pid) {
         // a plan of hundreds of tasks landed at once: one reload beats hundreds of reads
-        void this.qc.invalidateQueries({ queryKey: keys.boardAll(pid) });
+        reads.push(this.qc.invalidateQueries({ queryKey: keys.boardAll(pid) }));
         continue;
       }
-      void refreshTasks(this.qc, [...ids]);
+      reads.push(refreshTasks(this.qc, [...ids]));
     }
+    if (!this.summariesDue) return;
+    this.summariesDue = false;
+    // Summary reads are heavy (project_brief counts every status; the sidebar lists every project)
+    // and, on the embedded database, one query runs at a time: started together with the card's
+    // task_get they held it back, so a new card waited for the summaries (creates measured ~1 s
+    // while edits, which arrived between refreshes, took 40 ms). Cards first, summaries after, and
+    // not more than about once a second.
+    void Promise.allSettled(reads).then(() => {
+      const qc = this.qc;
+      this.soon('brief', 1000, () => void qc.invalidateQueries({ queryKey: ['brief'] }));
+      this.soon('projects', 2000, () => void qc.invalidateQueries({ queryKey: keys.projects }));
+      this.soon('overview', 1000, () => void qc.invalidateQueries({ queryKey: keys.overview }));
+    });
   }
 
   /** Everything may be stale (a replay too long to send): reload what is on screen. */
