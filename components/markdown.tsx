@@ -72,7 +72,7 @@ const COMPONENTS: Components = {
     ) : (
       <code className="rounded bg-zinc-100 px-1 py-px font-mono text-[0.92em] text-zinc-800">{children}</code>
     ),
-  pre: ({ children }) => <pre className="overflow-x-auto rounded-md bg-zinc-950 p-3 font-mono text-[12px] leading-normal text-zinc-100">{children}</pre>,
+  pre: ({ children }) => <pre tabIndex={0} className="overflow-x-auto rounded-md bg-zinc-950 p-3 font-mono text-[12px] leading-normal text-zinc-100">{children}</pre>,
   blockquote: ({ children }) => <blockquote className="border-l-2 border-zinc-300 pl-3 text-zinc-500">{children}</blockquote>,
   hr: () => <hr className="border-zinc-200" />,
   ul: ({ className, children }) => (

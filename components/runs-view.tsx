@@ -6,11 +6,12 @@ import { readAll } from '@/lib/console/client/hooks';
 import { keys } from '@/lib/console/client/cache';
 import { useLiveChanges } from '@/lib/console/client/live';
 import { useNow } from '@/lib/console/client/use-now';
-import { duration, timeAgo, tokens, usd } from '@/lib/console/format';
+import { duration, exactTime, tokens, usd } from '@/lib/console/format';
 import type { RunCounts, RunRow } from '@/lib/console/types';
 import { ActorAvatar } from './actor-avatar';
 import { ChevronDownIcon, ChevronRightIcon } from './icons';
 import { Skeleton } from './skeleton';
+import { TimeAgo } from './time-ago';
 
 type Run = RunRow & { produced?: RunCounts };
 
@@ -117,8 +118,14 @@ function RunRowView({ run, depth, now, kids, open, toggle }: { run: Run; depth: 
         <span className={`rounded px-1.5 py-px text-[11px] font-medium ${STATUS_STYLE[run.status]}`}>{run.status}</span>
         {stale && <span className="ml-1 rounded bg-amber-100 px-1.5 py-px text-[11px] font-medium text-amber-800" data-testid="run-stale">stale</span>}
       </td>
-      <td className={`py-2 pr-3 whitespace-nowrap tabular-nums ${stale ? 'font-medium text-amber-800' : 'text-zinc-600'}`} data-testid="run-heartbeat" title={new Date(last).toLocaleString()}>
-        {run.status === 'running' ? `${duration((now - last) / 1000)} ago` : run.ended_at ? `ended ${timeAgo(run.ended_at, now)}` : '—'}
+      <td className={`py-2 pr-3 whitespace-nowrap tabular-nums ${stale ? 'font-medium text-amber-800' : 'text-zinc-600'}`} data-testid="run-heartbeat">
+        {run.status === 'running' ? (
+          <time dateTime={new Date(last).toISOString()} title={exactTime(new Date(last).toISOString())}>{`${duration((now - last) / 1000)} ago`}</time>
+        ) : run.ended_at ? (
+          <TimeAgo at={run.ended_at} now={now} prefix="ended " />
+        ) : (
+          '—'
+        )}
       </td>
       <td className="py-2 pr-3 whitespace-nowrap text-zinc-600 tabular-nums" data-testid="run-counts">
         {p ? (
@@ -207,7 +214,7 @@ export function RunsView() {
           </div>
         ) : (
           <table className="w-full" data-testid="runs-table">
-            <thead className="sticky top-0 bg-white text-left text-[11px] font-medium tracking-wide text-zinc-400 uppercase">
+            <thead className="sticky top-0 bg-white text-left text-[11px] font-medium tracking-wide text-zinc-500 uppercase">
               <tr className="border-b border-zinc-200">
                 <th className="py-2 pr-3 pl-4 font-medium">Run</th>
                 <th className="py-2 pr-3 font-medium">Actor</th>

@@ -5,8 +5,7 @@ import { agent, boardReady, server, signIn, uniqueKey } from './helpers';
 /**
  * Every console page passes axe-core with no serious or critical violations, at a laptop's width
  * and (for the board, the drawer and the inbox) a phone's. Pages are checked once their data is on
- * screen, so what is judged is what a person sees. (The runs page joins the list once its table
- * header meets the contrast ratio: components/runs-view.tsx is changed on another branch.)
+ * screen, so what is judged is what a person sees.
  */
 
 /** The serious and critical violations on the page as it is now, one line each (empty when clean). */
@@ -52,6 +51,7 @@ const PAGES: { path: () => string; ready: (page: Page) => Promise<void>; name: s
   { name: 'knowledge', path: () => '/knowledge', ready: async (p) => void (await expect(p.locator('main h1').first()).toBeVisible()) },
   { name: 'skills', path: () => '/skills', ready: async (p) => void (await expect(p.locator('main h1').first()).toBeVisible()) },
   { name: 'feedback', path: () => '/feedback', ready: async (p) => void (await expect(p.locator('main h1').first()).toBeVisible()) },
+  { name: 'runs', path: () => '/runs', ready: async (p) => void (await expect(p.locator('main h1').first()).toBeVisible()) },
 ];
 
 test.describe('axe at 1280 px', () => {
