@@ -25,6 +25,7 @@ const EXPECTED_IDS = [
   'errors-and-recovery',
   'idempotency',
   'feedback',
+  'insights',
   'glossary',
 ];
 
@@ -44,7 +45,7 @@ function jsonToolNames(text: string): string[] {
 const allText = [guideIndex(registry), ...GUIDE_TOPICS.flatMap((t) => [t.title, t.summary, t.body])].join('\n');
 
 describe('guide topics', () => {
-  it('has all 15 ids, in order, in both the id list and the topics', () => {
+  it('has all 16 ids, in order, in both the id list and the topics', () => {
     expect([...GUIDE_TOPIC_IDS]).toEqual(EXPECTED_IDS);
     expect(GUIDE_TOPICS.map((t) => t.id)).toEqual(EXPECTED_IDS);
   });
@@ -106,8 +107,8 @@ describe('guideIndex', () => {
 });
 
 describe('tool names', () => {
-  it('KNOWN_TOOLS lists the 57 contract tools without duplicates, and the registry holds only contract tools', () => {
-    expect(KNOWN_TOOLS.length).toBe(57);
+  it('KNOWN_TOOLS lists the 58 contract tools without duplicates, and the registry holds only contract tools', () => {
+    expect(KNOWN_TOOLS.length).toBe(58);
     expect(new Set(KNOWN_TOOLS).size).toBe(KNOWN_TOOLS.length);
     expect(Object.values(CONTRACT_TOOLS_BY_ROOM).flat()).toEqual(KNOWN_TOOLS);
     for (const t of registry) expect(KNOWN_TOOLS, t.name).toContain(t.name);
