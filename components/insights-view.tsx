@@ -48,7 +48,7 @@ export function InsightsView({ projectKey }: { projectKey: string }) {
           <div className="mx-auto max-w-6xl space-y-6 p-4 sm:p-8" aria-busy={q.isFetching} data-testid="insights">
             <div className="flex flex-wrap items-center justify-between gap-3">
               <h2 className="text-[18px] font-semibold">Insights</h2>
-              <div role="group" aria-label="Time window" className="inline-flex rounded-md border border-zinc-200 p-0.5">
+              <div role="group" aria-label="Time window" className="flex flex-wrap rounded-md border border-zinc-200 p-0.5">
                 {WINDOWS.map((w) => (
                   <button
                     key={w}
@@ -237,10 +237,10 @@ function Panels({ d, projectKey }: { d: ProjectInsights; projectKey: string }) {
                   className={`flex min-w-0 items-center gap-1.5 rounded-md border px-2 py-1 text-[12px] hover:bg-zinc-50 ${i === 0 ? 'border-amber-400 bg-amber-50' : 'border-zinc-200'}`}
                 >
                   <StatusIcon status={t.status} />
-                  <span className="font-mono text-[11px] text-zinc-600">{t.ref}</span>
-                  <span className="max-w-56 truncate">{t.title}</span>
+                  <span className="shrink-0 font-mono text-[11px] text-zinc-600">{t.ref}</span>
+                  <span className="min-w-0 max-w-56 truncate">{t.title}</span>
                   <span className="sr-only">, {STATUS_LABEL[t.status]}</span>
-                  {t.assignee && <span className="text-zinc-600">· {t.assignee}</span>}
+                  {t.assignee && <span className="shrink-0 text-zinc-600">· {t.assignee}</span>}
                 </Link>
               </li>
             ))}

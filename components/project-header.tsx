@@ -4,7 +4,7 @@ import type { ReactNode } from 'react';
 /** The bar over a project: where you are, Board / Brief / Insights tabs, and the page's actions. */
 export function ProjectHeader({ projectKey, title, tab, actions }: { projectKey: string; title?: string; tab: 'board' | 'brief' | 'insights'; actions?: ReactNode }) {
   const tabClass = (on: boolean) =>
-    `inline-flex h-7 items-center rounded-md px-2.5 text-[13px] ${on ? 'bg-zinc-100 font-medium text-zinc-900' : 'text-zinc-500 hover:bg-zinc-50 hover:text-zinc-800'}`;
+    `inline-flex h-7 items-center rounded-md px-2.5 text-[13px] ${on ? 'bg-zinc-100 font-medium text-zinc-900' : 'text-zinc-600 hover:bg-zinc-50 hover:text-zinc-800'}`;
   return (
     <header className="flex h-12 shrink-0 items-center gap-3 border-b border-zinc-200 px-4">
       <nav className="flex min-w-0 items-center gap-1.5 text-[13px]">
