@@ -56,7 +56,7 @@ begin
   -- finished work in the window, once: throughput counts it, cycle time measures it
   with fin as (
     select (t.completed_at at time zone 'UTC')::date as day,
-           extract(epoch from (t.completed_at - t.started_at)) / 3600.0 as h
+           extract(epoch from (t.completed_at - t.started_at))::float8 / 3600 as h
       from public.tasks t
      where t.tenant_id = v_tenant and t.project_id = v_project.id
        and t.completed_at is not null and t.completed_at >= v_from and t.status = 'done'
@@ -82,32 +82,41 @@ begin
             from cyc)
     into v_throughput, v_cycle;
 
-  -- work in progress at the end of each day, by assignee
+  -- work in progress at the end of each day, by assignee: each task adds one on the day it
+  -- started (or the window's first) and takes it away on the day it finished, so the count at a
+  -- day's end is the running sum; one pass over the tasks, not one per day
   with w as (
-    select t.assignee_actor_id as a, t.started_at as s, t.completed_at as c
+    select t.assignee_actor_id as a,
+           greatest((t.started_at at time zone 'UTC')::date, v_since) as s,
+           (t.completed_at at time zone 'UTC')::date as c
       from public.tasks t
      where t.tenant_id = v_tenant and t.project_id = v_project.id and t.started_at is not null
        and (t.completed_at >= v_from or (t.completed_at is null and t.status in ('in_progress', 'in_review', 'blocked')))
   ),
-  d as (
-    select s::date as day, least((s + interval '1 day') at time zone 'UTC', now()) as e
-      from generate_series(v_since::timestamp, v_today::timestamp, interval '1 day') s
+  delta as (
+    select x.a, x.day, sum(x.n)::int as n
+      from (select w.a, w.s as day, 1 as n from w
+            union all
+            select w.a, w.c, -1 from w where w.c is not null) x
+     group by x.a, x.day
   ),
+  d as (select s::date as day from generate_series(v_since::timestamp, v_today::timestamp, interval '1 day') s),
   n as (
-    select d.day, w.a, count(*)::int as cnt
-      from d join w on w.s < d.e and (w.c is null or w.c >= d.e)
-     group by d.day, w.a
+    select d.day, a.a, (select coalesce(sum(delta.n), 0)::int from delta
+                         where delta.a is not distinct from a.a and delta.day <= d.day) as cnt
+      from d cross join (select distinct delta.a from delta) a
   ),
   ac as (
     select n.a, row_number() over (order by sum(n.cnt) desc, max(x.display_name), n.a) as i, max(x.display_name) as name
       from n left join public.actors x on x.tenant_id = v_tenant and x.id = n.a
      group by n.a
+    having sum(n.cnt) > 0
   )
   select jsonb_build_object(
            'actors', (select coalesce(jsonb_agg(jsonb_build_object('actor_id', ac.a, 'name', coalesce(ac.name, 'unassigned')) order by ac.i), '[]') from ac),
            'days', (select coalesce(jsonb_agg(jsonb_build_object(
                        'day', to_char(d.day, 'YYYY-MM-DD'),
-                       'total', (select coalesce(sum(n.cnt), 0)::int from n where n.day = d.day),
+                       'total', (select coalesce(sum(n.cnt), 0)::int from n join ac on ac.a is not distinct from n.a where n.day = d.day),
                        'counts', (select coalesce(jsonb_agg(coalesce(n.cnt, 0) order by ac.i), '[]')
                                     from ac left join n on n.day = d.day and n.a is not distinct from ac.a))
                      order by d.day), '[]') from d))
@@ -129,19 +138,24 @@ begin
     union
     select e.task_id, r.depth + 1 from r join e on e.on_id = r.task_id where r.depth < 1000
   ),
-  md as (select r.task_id, max(r.depth) as d from r group by r.task_id),
-  tail as (
-    select md.task_id, md.d from md join public.tasks t on t.tenant_id = v_tenant and t.id = md.task_id
-     order by md.d desc, t.created_at, t.id limit 1
+  md as materialized (
+    select m.task_id, m.d, t.created_at
+      from (select r.task_id, max(r.depth) as d from r group by r.task_id) m
+      join public.tasks t on t.tenant_id = v_tenant and t.id = m.task_id
+  ),
+  -- each task's link back along its longest chain: the dependency one level shallower (the
+  -- oldest, when several are), chosen for all tasks at once so the walk below is lookups only
+  back as materialized (
+    select distinct on (e.task_id) e.task_id, e.on_id
+      from e
+      join md mt on mt.task_id = e.task_id
+      join md mo on mo.task_id = e.on_id and mo.d = mt.d - 1
+     order by e.task_id, mo.created_at, mo.task_id
   ),
   path (task_id, d) as (
-    select tail.task_id, tail.d from tail
+    select x.task_id, x.d from (select md.task_id, md.d from md order by md.d desc, md.created_at, md.task_id limit 1) x
     union all
-    select (select e.on_id from e join md on md.task_id = e.on_id
-                    join public.tasks t on t.tenant_id = v_tenant and t.id = e.on_id
-             where e.task_id = path.task_id and md.d = path.d - 1
-             order by t.created_at, t.id limit 1), path.d - 1
-      from path where path.d > 1
+    select back.on_id, path.d - 1 from path join back on back.task_id = path.task_id where path.d > 1
   )
   select coalesce(jsonb_agg(jsonb_build_object(
            'id', t.id, 'ref', pr.key || '-' || t.seq, 'title', t.title, 'status', t.status,
@@ -175,7 +189,7 @@ begin
   ),
   done_rv as (
     select (rv.responded_at at time zone 'UTC')::date as day,
-           extract(epoch from (rv.responded_at - rv.asked)) / 3600.0 as h
+           extract(epoch from (rv.responded_at - rv.asked))::float8 / 3600 as h
       from rv where rv.responded_at is not null
   ),
   per_day as (
