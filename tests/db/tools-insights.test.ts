@@ -142,6 +142,16 @@ describe('project_insights', () => {
     expect(r.totals.blocked).toBe(1);
   });
 
+  it('follows the longest chain where it branches, not the older dependency', async () => {
+    ok(await T.agent.call('project_create', { title: 'Branches', key: 'BR' }));
+    const deps: Record<number, string[]> = { 2: ['BR-1'], 3: ['BR-1'], 4: ['BR-3'], 5: ['BR-2', 'BR-4'], 6: ['BR-5'] };
+    for (let i = 1; i <= 6; i++) ok(await T.agent.call('task_create', { project_id: 'BR', title: `B${i}`, ...(deps[i] ? { depends_on: deps[i] } : {}) }));
+    // BR-5 waits on BR-2 (older, one step from BR-1) and BR-4 (two steps): the longest path goes through BR-4
+    const r = ok(await T.agent.call('project_insights', { project_id: 'BR' }));
+    expect(r.blocked_chain.tasks.map((t: any) => t.ref)).toEqual(['BR-1', 'BR-3', 'BR-4', 'BR-5', 'BR-6']);
+    expect(r.totals.blocked).toBe(5);
+  });
+
   it('answers an empty project with zeros and empty series, one entry per day of the default 30', async () => {
     ok(await T.agent.call('project_create', { title: 'Empty', key: 'EMP' }));
     const r = ok(await T.agent.call('project_insights', { project_id: 'EMP' }));
