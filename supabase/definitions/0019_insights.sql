@@ -104,25 +104,30 @@ begin
      group by x.a, x.day
   ),
   d as (select s::date as day from generate_series(v_since::timestamp, v_today::timestamp, interval '1 day') s),
+  -- the running sum per assignee (a null assignee is keyed by the nil uuid, so the join hashes)
   n as (
-    select d.day, a.a, (select coalesce(sum(delta.n), 0)::int from delta
-                         where delta.a is not distinct from a.a and delta.day <= d.day) as cnt
-      from d cross join (select distinct delta.a from delta) a
+    select g.day, g.a, (sum(coalesce(delta.n, 0)) over (partition by g.k order by g.day))::int as cnt
+      from (select d.day, a.a, coalesce(a.a, '00000000-0000-0000-0000-000000000000'::uuid) as k
+              from d cross join (select distinct delta.a from delta) a) g
+      left join delta on coalesce(delta.a, '00000000-0000-0000-0000-000000000000'::uuid) = g.k and delta.day = g.day
   ),
   ac as (
     select n.a, row_number() over (order by sum(n.cnt) desc, max(x.display_name), n.a) as i, max(x.display_name) as name
       from n left join public.actors x on x.tenant_id = v_tenant and x.id = n.a
      group by n.a
     having sum(n.cnt) > 0
+  ),
+  per_day as (
+    select n.day, sum(n.cnt)::int as total, jsonb_agg(n.cnt order by ac.i) as counts
+      from n join ac on ac.a is not distinct from n.a
+     group by n.day
   )
   select jsonb_build_object(
            'actors', (select coalesce(jsonb_agg(jsonb_build_object('actor_id', ac.a, 'name', coalesce(ac.name, 'unassigned')) order by ac.i), '[]') from ac),
-           'days', (select coalesce(jsonb_agg(jsonb_build_object(
-                       'day', to_char(d.day, 'YYYY-MM-DD'),
-                       'total', (select coalesce(sum(n.cnt), 0)::int from n join ac on ac.a is not distinct from n.a where n.day = d.day),
-                       'counts', (select coalesce(jsonb_agg(coalesce(n.cnt, 0) order by ac.i), '[]')
-                                    from ac left join n on n.day = d.day and n.a is not distinct from ac.a))
-                     order by d.day), '[]') from d))
+           'days', (select coalesce(jsonb_agg(jsonb_build_object('day', to_char(d.day, 'YYYY-MM-DD'),
+                                                                 'total', coalesce(pd.total, 0), 'counts', coalesce(pd.counts, '[]'))
+                                              order by d.day), '[]')
+                      from d left join per_day pd on pd.day = d.day))
     into v_wip;
 
   -- the longest chain of open dependencies: depth 1 is a task that holds others up and waits on
