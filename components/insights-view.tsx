@@ -32,9 +32,9 @@ export function duration(hours: number | null): string {
 }
 
 /** A project's Insights page: how work flows, drawn from project_insights and kept live. */
-export function InsightsView({ projectKey }: { projectKey: string }) {
+export function InsightsView({ projectKey, initial }: { projectKey: string; initial?: ProjectInsights }) {
   const [days, setDays] = useState<number>(30);
-  const q = useInsights(projectKey, days);
+  const q = useInsights(projectKey, days, days === 30 ? initial : undefined);
   const d = q.data;
   return (
     <div className="flex min-h-0 flex-1 flex-col">
@@ -45,9 +45,16 @@ export function InsightsView({ projectKey }: { projectKey: string }) {
         ) : !d ? (
           <InsightsSkeleton />
         ) : (
-          <div className="mx-auto max-w-6xl space-y-6 p-4 sm:p-8" aria-busy={q.isFetching} data-testid="insights">
+          <div className="mx-auto max-w-6xl space-y-6 p-4 sm:p-8" aria-busy={q.isPlaceholderData} data-testid="insights">
             <div className="flex flex-wrap items-center justify-between gap-3">
-              <h2 className="text-[18px] font-semibold">Insights</h2>
+              <h2 className="text-[18px] font-semibold">
+                Insights
+                {q.isPlaceholderData && (
+                  <span role="status" className="ml-2 text-[12px] font-normal text-zinc-600" data-testid="insights-refreshing">
+                    Loading the last {days} days…
+                  </span>
+                )}
+              </h2>
               <div role="group" aria-label="Time window" className="flex flex-wrap rounded-md border border-zinc-200 p-0.5">
                 {WINDOWS.map((w) => (
                   <button

@@ -62,23 +62,29 @@ test.describe('insights', () => {
     await a.close();
   });
 
-  test('shows a loading state, then tells a person with an empty project what to do', async ({ page }) => {
+  test('tells a person with an empty project what to do, and shows a loading state while another window loads', async ({ page }) => {
     const a = await agent(server().agent.key);
     const key = uniqueKey('EMP');
     await a.call('project_create', { title: 'Nothing yet', key });
     await a.close();
     await signIn(page);
-    let release: () => void = () => {};
-    const held = new Promise<void>((r) => (release = r));
-    await page.route('**/api/console/tool', async (route) => {
-      if (route.request().postData()?.includes('project_insights')) await held;
-      await route.continue();
-    });
     await page.goto(`${server().url}/projects/${key}/insights`);
-    await expect(page.getByTestId('insights-loading')).toBeVisible();
-    release();
     await expect(page.getByTestId('insights-empty')).toContainText('This project has no tasks');
     await expect(page.getByTestId('insights-empty').getByRole('link', { name: 'board' })).toHaveAttribute('href', `/projects/${key}`);
     expect(await seriousViolations(page)).toEqual([]);
+
+    // another window is read on demand: until it arrives the view says so
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    await page.route('**/api/console/tool', async (route) => {
+      if (/"project_insights".*"days":7\b/.test(route.request().postData() ?? '')) await held;
+      await route.continue();
+    });
+    await page.getByRole('button', { name: '7 days' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Loading the last 7 days' })).toBeVisible();
+    await expect(page.getByTestId('insights')).toHaveAttribute('aria-busy', 'true');
+    release();
+    await expect(page.getByTestId('insights-refreshing')).toHaveCount(0);
+    await expect(page.getByRole('button', { name: '7 days' })).toHaveAttribute('aria-pressed', 'true');
   });
 });

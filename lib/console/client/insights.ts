@@ -20,7 +20,7 @@ const MOVES_FIGURES = new Set(['task', 'handoff', 'project']);
  * to the project's tasks or a handoff refetches the figures, at most about three times a second,
  * however large the burst.
  */
-export function useInsights(projectKey: string, days: number) {
+export function useInsights(projectKey: string, days: number, initial?: ProjectInsights) {
   const qc = useQueryClient();
   const key = insightsKey(projectKey, days);
   const projectId = useRef<string | null>(null);
@@ -40,6 +40,10 @@ export function useInsights(projectKey: string, days: number) {
   const q = useQuery({
     queryKey: key,
     queryFn: () => readTool<ProjectInsights>('project_insights', { project_id: projectKey, days }),
+    // figures the page brought draw at once; once the feed is subscribed they are read again, so
+    // a change between the page's read and the subscription is not missed
+    initialData: initial,
+    initialDataUpdatedAt: 0,
     enabled: ready,
     placeholderData: (prev) => prev,
   });
