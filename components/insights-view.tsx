@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { useState, type ReactElement, type ReactNode } from 'react';
-import { Area, AreaChart, Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useInsights, type ProjectInsights } from '@/lib/console/client/insights';
 import { STATUS_LABEL } from '@/lib/console/types';
 import { ProjectHeader } from './project-header';
@@ -162,7 +162,7 @@ function Panels({ d, projectKey }: { d: ProjectInsights; projectKey: string }) {
           ) : (
             <>
               <Chart>
-                <AreaChart
+                <BarChart
                   accessibilityLayer={false}
                   data={d.wip.days.map((x) => ({ label: shortDay(x.day), ...Object.fromEntries(x.counts.map((c, i) => [`a${i}`, c])) }))}
                   margin={{ top: 8, right: 8, bottom: 0, left: -20 }}
@@ -172,19 +172,9 @@ function Panels({ d, projectKey }: { d: ProjectInsights; projectKey: string }) {
                   <YAxis allowDecimals={false} tick={AXIS} />
                   <Tooltip />
                   {d.wip.actors.map((a, i) => (
-                    <Area
-                      key={a.actor_id ?? 'unassigned'}
-                      type="stepAfter"
-                      dataKey={`a${i}`}
-                      name={a.name}
-                      stackId="wip"
-                      stroke={PALETTE[i % PALETTE.length]}
-                      fill={PALETTE[i % PALETTE.length]}
-                      fillOpacity={0.35}
-                      isAnimationActive={false}
-                    />
+                    <Bar key={a.actor_id ?? 'unassigned'} dataKey={`a${i}`} name={a.name} stackId="wip" fill={PALETTE[i % PALETTE.length]} isAnimationActive={false} />
                   ))}
-                </AreaChart>
+                </BarChart>
               </Chart>
               <ul className="mt-2 flex flex-wrap gap-x-3 gap-y-1 text-[12px] text-zinc-700" aria-label="Assignees">
                 {d.wip.actors.map((a, i) => (
