@@ -1,10 +1,10 @@
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 
-/** The bar over a project: where you are, Board / Brief tabs, and the page's actions. */
-export function ProjectHeader({ projectKey, title, tab, actions }: { projectKey: string; title?: string; tab: 'board' | 'brief'; actions?: ReactNode }) {
+/** The bar over a project: where you are, Board / Brief / Insights tabs, and the page's actions. */
+export function ProjectHeader({ projectKey, title, tab, actions }: { projectKey: string; title?: string; tab: 'board' | 'brief' | 'insights'; actions?: ReactNode }) {
   const tabClass = (on: boolean) =>
-    `inline-flex h-7 items-center rounded-md px-2.5 text-[13px] ${on ? 'bg-zinc-100 font-medium text-zinc-900' : 'text-zinc-500 hover:bg-zinc-50 hover:text-zinc-800'}`;
+    `inline-flex h-7 items-center rounded-md px-2.5 text-[13px] ${on ? 'bg-zinc-100 font-medium text-zinc-900' : 'text-zinc-600 hover:bg-zinc-50 hover:text-zinc-800'}`;
   return (
     <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-3 md:gap-3 md:px-4">
       <nav className="flex min-w-0 items-center gap-1.5 text-[13px]">
@@ -21,6 +21,9 @@ export function ProjectHeader({ projectKey, title, tab, actions }: { projectKey:
         </Link>
         <Link href={`/projects/${projectKey}/brief`} className={tabClass(tab === 'brief')}>
           Brief
+        </Link>
+        <Link href={`/projects/${projectKey}/insights`} className={tabClass(tab === 'insights')}>
+          Insights
         </Link>
       </div>
       <div className="ml-auto flex items-center gap-2">{actions}</div>

@@ -43,6 +43,7 @@ const PAGES: { path: () => string; ready: (page: Page) => Promise<void>; name: s
   { name: 'projects', path: () => '/projects', ready: async (p) => void (await expect(p.getByTestId('project-title').or(p.getByText('Accessible work')).first()).toBeVisible()) },
   { name: 'board', path: () => `/projects/${key}`, ready: boardReady },
   { name: 'drawer', path: () => `/projects/${key}?task=${ref}`, ready: async (p) => void (await expect(p.getByTestId('drawer-ref')).toHaveText(ref)) },
+  { name: 'insights', path: () => `/projects/${key}/insights`, ready: async (p) => void (await expect(p.getByTestId('insights').or(p.getByTestId('insights-empty')).first()).toBeVisible()) },
   { name: 'brief', path: () => `/projects/${key}/brief`, ready: async (p) => void (await expect(p.getByTestId('project-title')).toHaveText('Accessible work')) },
   { name: 'inbox', path: () => '/inbox', ready: async (p) => void (await expect(p.getByTestId('inbox-list')).toBeVisible()) },
   { name: 'activity', path: () => '/activity', ready: async (p) => void (await expect(p.getByTestId('activity-item').first()).toBeVisible()) },

@@ -29,6 +29,7 @@ export const GUIDE_TOPIC_IDS = [
   'errors-and-recovery',
   'idempotency',
   'feedback',
+  'insights',
   'glossary',
 ] as const;
 
@@ -372,7 +373,7 @@ A claim puts a time-limited lease on a task; while it is live nobody else can cl
 - Search & skills: \`search\` (keywords, everything), \`skill_list\`, \`skill_get\`, \`skill_upsert\` (see \`skills\`).
 
 ## All of it, one vocabulary
-The contract's 57 tools are all callable; the guide index (\`guide()\`) lists them by room, straight from the server's registry. A key may be scoped to some rooms: your tool list shows what yours may call.
+The contract's 58 tools are all callable; the guide index (\`guide()\`) lists them by room, straight from the server's registry. A key may be scoped to some rooms: your tool list shows what yours may call.
 `;
 
 const THE_LOOP = `
@@ -935,6 +936,28 @@ A key names the **intended operation**, not the attempt.
 \`"idempotent_replay": true\` on a call you believe is new means you reused a key. Stop and check which operation it belonged to before continuing.
 `;
 
+const INSIGHTS = `
+# Insights
+
+\`project_insights\` reads a project at a glance from the ledger's own rows: what finished, how long work took, who holds what, what is stuck and how fast reviews come back. It changes nothing. People see the same figures as charts on the project's Insights page.
+
+\`\`\`json
+{ "tool": "project_insights", "arguments": { "project_id": "PAY", "days": 14 } }
+\`\`\`
+
+What each part means (days are UTC; the window ends today):
+- \`throughput\`: tasks that reached done, per day.
+- \`cycle_time\`: hours from claim (the first move to \`in_progress\`) to done, for tasks done in the window: median, p90 and a histogram.
+- \`wip\`: per day, the tasks started and not finished at the end of that day, by assignee. A task released back to the pool drops out.
+- \`blocked_chain\`: the longest chain of open dependencies, first the task holding it up, last the one waiting furthest down the line. Unblocking its first task moves the most work.
+- \`review_turnaround\`: hours from a task's move to \`in_review\` to its reviewer's answer, and how many reviews are waiting now.
+
+## When to call it
+- Before planning: a long \`blocked_chain\` says to work its first task (claim it with \`task_claim\` and its \`task_id\`) before starting anything new.
+- When reviews pile up (\`review_turnaround.waiting\`), answer the ones addressed to you first (\`inbox\`).
+- To report pace to a person: quote \`throughput\` and \`cycle_time.p50_hours\` rather than counting tasks yourself.
+`;
+
 const FEEDBACK = `
 # Feedback
 
@@ -1066,6 +1089,12 @@ export const GUIDE_TOPICS: readonly GuideTopic[] = [
     'Feedback',
     'Filing bugs, friction and missing capabilities about Bullpen itself with feature_request_create, and learning the outcome.',
     FEEDBACK,
+  ),
+  topic(
+    'insights',
+    'Insights',
+    'A project at a glance with project_insights: throughput, cycle time, work in progress, the longest blocked chain and review turnaround.',
+    INSIGHTS,
   ),
   topic(
     'glossary',

@@ -6,6 +6,7 @@ import { feedbackTools } from './feedback';
 import { guideTools } from './guide';
 import { handoffTools } from './handoffs';
 import { identityTools } from './identity';
+import { insightTools } from './insights';
 import { knowledgeTools } from './knowledge';
 import { projectTools } from './projects';
 import { searchTools } from './search';
@@ -29,6 +30,7 @@ export const registry: readonly ToolDef[] = [
   ...runTools,
   ...repoTools,
   ...feedbackTools,
+  ...insightTools,
   ...guideTools,
 ] as readonly ToolDef[];
 

@@ -16,6 +16,7 @@ export type Room =
   | 'attachments'
   | 'activity'
   | 'feedback'
+  | 'insights'
   | 'guide';
 
 /**

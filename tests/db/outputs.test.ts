@@ -176,6 +176,10 @@ describe('output contracts', () => {
     ok(await r.call('run_end', { status: 'succeeded' }));
   });
 
+  it('insights: a project with dependencies, a lease and a review', async () => {
+    ok(await t.human.call('project_insights', { project_id: 'PAY', days: 7 }));
+  });
+
   it('leaves no tool of the registry unchecked', () => {
     expect(registry.map((x) => x.name).filter((name) => !called.has(name))).toEqual([]);
   });
