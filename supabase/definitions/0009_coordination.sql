@@ -995,6 +995,11 @@ begin
          claimed_by_actor_id = coalesce(claimed_by_actor_id, v_me), claimed_at = coalesce(claimed_at, now()), updated_at = now()
    where tenant_id = v_h.tenant_id and id = v_h.id
   returning * into v_h;
+  -- the answer's words join the handoff's thread as comment_add would write them (mentions,
+  -- comment.added, the live thread); written aside, before the call's own row
+  if v_text is not null then
+    perform bullpen.comment_write(bullpen.comment_target('handoff', v_h.id::text), left(v_text, 20000), null, '{}', true);
+  end if;
   perform bullpen.log('handoff.responded', 'handoff', v_h.id, v_h.related_project_id,
     format('%s answered "%s": %s', v_me_name, v_h.title, coalesce(v_choice, left(v_text, 140), 'see response')),
     jsonb_build_object('chosen_option', v_choice));

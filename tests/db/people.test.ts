@@ -290,6 +290,24 @@ describe('notes and answers are comments', () => {
     expect(log.activity[0]).toMatchObject({ actor_id: reviewer.id });
     expect(log.activity[0].summary).toContain('Changes requested: rename the column');
   });
+
+  it('handoff_respond’s text is a comment on the handoff’s thread: comment.added, mentions told', async () => {
+    const asker = await A.addAgent('Answer Seeker');
+    const helper = await A.addAgent('Answer Giver');
+    const h = ok(await asker.call('handoff_create', { to_actor_ids: [helper.id], kind: 'question', title: 'Which queue?' }));
+    ok(await helper.call('handoff_respond', { handoff_id: h.handoff.id, response: { text: 'the durable one; @Answer Seeker see the runbook' } }));
+    const thread = ok(await asker.call('comment_query', { object_type: 'handoff', object_id: h.handoff.id }));
+    expect(thread.comments.map((c: { body: string; author_actor_id: string }) => [c.body, c.author_actor_id])).toEqual([
+      ['the durable one; @Answer Seeker see the runbook', helper.id],
+    ]);
+    expect(thread.comments[0].mentions).toEqual([asker.id]);
+    const log = ok(await A.human.call('activity_query', { object_type: 'handoff', object_id: h.handoff.id }));
+    expect(log.activity.map((e: { verb: string }) => e.verb)).toEqual(expect.arrayContaining(['comment.added', 'handoff.responded']));
+    // an answer without words adds nothing to the thread
+    const h2 = ok(await asker.call('handoff_create', { to_actor_ids: [helper.id], kind: 'approval', title: 'Ship it?' }));
+    ok(await helper.call('handoff_respond', { handoff_id: h2.handoff.id, response: { chosen_option: 'approve' } }));
+    expect(ok(await asker.call('comment_query', { object_type: 'handoff', object_id: h2.handoff.id })).comments).toEqual([]);
+  });
 });
 
 describe('comment_add returns its mentions', () => {
