@@ -157,14 +157,8 @@ export async function inviteHuman(
     ttlSeconds: opts.ttlSeconds,
     mintedBy: opts.mintedBy ?? { via: 'cli' },
   });
-  return {
-    ...registeredIn(ws, actor.id),
-    display_name: actor.display_name,
-    is_owner: actor.is_owner,
-    token: link.token,
-    expires_at: link.expires_at,
-    created_actor: actor.created,
-  };
+  // the result carries the link's token (shown once) and its expiry
+  return { ...registeredIn(ws, actor.id), display_name: actor.display_name, is_owner: actor.is_owner, ...link, created_actor: actor.created };
 }
 
 /**

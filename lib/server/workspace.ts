@@ -288,14 +288,7 @@ export async function addAgent(
       );
     }
   }
-  const key = await mintKey(db, ws.id, actor.id, `${opts.name} key`, { scopes: opts.scopes ?? null, expiresInSeconds: opts.expires_in_seconds ?? null });
-  return {
-    ...registeredIn(ws, actor.id),
-    api_key: key.api_key,
-    key_id: key.key_id,
-    scopes: key.scopes,
-    expires_at: key.expires_at,
-    created_agent: actor.created,
-    live_keys: actor.created ? 1 : await liveKeys(),
-  };
+  // the result carries the minted key: its id, the key itself (shown once), its scopes and expiry
+  const { prefix: _prefix, ...key } = await mintKey(db, ws.id, actor.id, `${opts.name} key`, { scopes: opts.scopes ?? null, expiresInSeconds: opts.expires_in_seconds ?? null });
+  return { ...registeredIn(ws, actor.id), ...key, created_agent: actor.created, live_keys: actor.created ? 1 : await liveKeys() };
 }
