@@ -22,7 +22,7 @@
  */
 import pg from 'pg';
 import { execute } from '../lib/core/execute';
-import { BARE_CLAIM_SQL, clockTicks, emit, postmasterPid, processTree, ticksOf, treeTicks, mcpCall, percentile, scratchDatabase, seedWorkspace, startServer, unlimitedRates, type BenchAgent } from './lib';
+import { BARE_CLAIM_SQL, clockTicks, emit, postmasterPid, processTree, ticksOf, treeTicks, mcpCall, percentile, scratchDatabase, seedWorkspace, startServer, unlimitedRates, type BenchAgent, envFields, runBench } from './lib';
 
 const N = Number(process.env.BENCH_BREAKDOWN_CALLS ?? 200);
 // a slow tool (project_brief takes ~150 ms today) gets fewer calls, so the run stays short
@@ -60,7 +60,6 @@ async function main() {
   } catch (err) {
     pgss = (err as Error).message;
   }
-  const version = (await stats.query('show server_version')).rows[0].server_version;
   // CPU per call from the processes' own accounting: less at the mercy of other work on the
   // machine than wall time, which waits for the cores whenever they are busy elsewhere
   const pgPid = await postmasterPid(stats);
@@ -71,12 +70,7 @@ async function main() {
   };
   const pgCpuMs = () => (pgPid ? treeTicks(pgPid) * tickMs : NaN);
   emit({
-    bench: 'env',
-    bench_file: 'breakdown',
-    postgres: version,
-    node: process.version,
-    cores: (await import('node:os')).cpus().length,
-    load_average_1m: (await import('node:os')).loadavg()[0],
+    ...(await envFields('breakdown', stats)),
     calls_per_tool: N,
     seconds_per_series: BUDGET_MS / 1000,
     workspace_tasks: TASKS,
@@ -269,7 +263,4 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

@@ -11,13 +11,10 @@
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { execute } from '../lib/core/execute';
-import { openPg } from '../lib/db/pg';
-import { migrate } from '../lib/db/migrate';
 import type { Claims, Db } from '../lib/db/types';
 import { ensureActor, ensureWorkspace, mintKey } from '../lib/server/workspace';
 import { readdirSync, readFileSync } from 'node:fs';
-import { emit, mcpCall, percentile } from './lib';
-import { startLocalPostgres } from '../scripts/pg-local.mjs';
+import { emit, mcpCall, percentile, runBench, scratchDatabase } from './lib';
 import { spawnServer } from '../scripts/server-process.mjs';
 
 /** CPU time (user + system, ms) a process has used, from its own accounting in /proc. */
@@ -121,22 +118,9 @@ async function drive(n: number, work: (i: number) => Promise<'ok' | 'empty'>) {
 }
 
 async function main() {
-  let pgLocal: { url: string; stop: () => void } | null = null;
-  let adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) {
-    pgLocal = await startLocalPostgres();
-    if (!pgLocal) throw new Error('bench needs Postgres: set DATABASE_URL or install postgresql');
-    adminUrl = pgLocal.url;
-  }
-  const dbName = `bp_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${dbName}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${dbName}`;
   // the same pool size the server uses, so executor and HTTP numbers compare like for like
-  const db = await openPg(url.toString());
-  await migrate(db);
+  const scratch = await scratchDatabase({ prefix: 'bp_bench' });
+  const { db, url } = scratch;
   // buckets too large to empty: every call still pays for its rate-limit check, none is refused
   // (bench/fairness.ts measures the limits themselves)
   const server = await spawnServer({ label: 'bench', env: { DATABASE_URL: url.toString(), ...UNLIMITED } });
@@ -345,14 +329,8 @@ async function main() {
   } finally {
     await server.stop();
     await bare.end();
-    await db.close();
-    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
-    await admin.end();
-    pgLocal?.stop();
+    await scratch.close();
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

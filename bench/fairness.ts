@@ -19,7 +19,7 @@
 import http from 'node:http';
 import { loadavg } from 'node:os';
 import type { Db } from '../lib/db/types';
-import { emit, mcpPost, percentile, scratchDatabase, seedWorkspace, startServer } from './lib';
+import { emit, mcpPost, percentile, scratchDatabase, seedWorkspace, startServer, runBench } from './lib';
 
 const SECONDS = Number(process.env.BENCH_FAIR_SECONDS ?? 5); // per phase per round
 const ROUNDS = Number(process.env.BENCH_FAIR_ROUNDS ?? 6);
@@ -213,7 +213,4 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

@@ -17,7 +17,7 @@ import { execute } from '../lib/core/execute';
 import { waitRoom } from '../lib/core/wait';
 import type { Db } from '../lib/db/types';
 import { spawnServer } from '../scripts/server-process.mjs';
-import { addAgents, emit, mcpCall, percentile, scratchDatabase, seedWorkspace, type BenchAgent, unlimitedRates } from './lib';
+import { addAgents, emit, mcpCall, percentile, scratchDatabase, seedWorkspace, type BenchAgent, unlimitedRates, runBench } from './lib';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const WAITERS = Number(process.env.BENCH_WAITERS ?? 200);
@@ -231,7 +231,4 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

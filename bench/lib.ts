@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { migrate } from '../lib/db/migrate';
@@ -16,6 +17,27 @@ export const root = path.resolve(import.meta.dirname, '..');
 export { emit, percentile } from './_common.mjs';
 
 export { freePort } from '../scripts/server-process.mjs';
+
+/**
+ * Runs a bench's `main` as the script's entry point: a failure is printed and the process exits 1,
+ * so `npm run bench` sees it; success leaves the exit to the event loop.
+ */
+export function runBench(main: () => Promise<void>): void {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
+
+/**
+ * The first fields of a bench's `env` row: the bench's file, the Postgres version `client` reports,
+ * Node's version, the machine's cores and its 1-minute load average. The bench spreads its own
+ * settings after them and emits the row before its figures.
+ */
+export async function envFields(benchFile: string, client: { query: (sql: string) => Promise<{ rows: Record<string, unknown>[] }> }): Promise<Record<string, unknown>> {
+  const version = (await client.query('show server_version')).rows[0].server_version;
+  return { bench: 'env', bench_file: benchFile, postgres: version, node: process.version, cores: os.cpus().length, load_average_1m: os.loadavg()[0] };
+}
 
 /** Starts `bullpen start` against the given database; resolves when it listens. */
 export async function startServer(env: Record<string, string>): Promise<{ url: string; pid: number; dir: string; stop: () => Promise<void> }> {
@@ -49,14 +71,17 @@ export type Scratch = {
   db: Db;
   /** Whether this process started the cluster (and so may choose its settings). */
   localCluster: boolean;
+  /** The server log of a cluster this process started (null on DATABASE_URL's). */
+  log: string | null;
   /** Drops the database (with force) and stops a cluster this process started. */
   close: () => Promise<void>;
 };
 
 /**
- * Creates and migrates a scratch database. pgSettings apply only when no DATABASE_URL is given and
- * a local cluster is started; databaseSettings (`alter database … set`) apply to every session of
- * the scratch database, and are set before any pool connects.
+ * Creates and migrates a scratch database. pgSettings apply only when a local cluster is started:
+ * when no DATABASE_URL is given, or always with ownCluster (for settings a shared cluster cannot
+ * take, such as preloaded libraries); databaseSettings (`alter database … set`) apply to every
+ * session of the scratch database, and are set before any pool connects.
  */
 export async function scratchDatabase(opts: {
   prefix: string;
@@ -64,9 +89,10 @@ export async function scratchDatabase(opts: {
   pgSettings?: Record<string, string>;
   databaseSettings?: Record<string, string>;
   migrate?: boolean;
+  ownCluster?: boolean;
 }): Promise<Scratch> {
-  let local: { url: string; stop: () => void } | null = null;
-  let adminUrl = process.env.DATABASE_URL;
+  let local: { url: string; stop: () => void; log: string } | null = null;
+  let adminUrl = opts.ownCluster ? undefined : process.env.DATABASE_URL;
   if (!adminUrl) {
     local = await startLocalPostgres({ settings: opts.pgSettings });
     if (!local) throw new Error('bench needs Postgres: set DATABASE_URL or install postgresql');
@@ -106,6 +132,7 @@ export async function scratchDatabase(opts: {
     name,
     db,
     localCluster: !!local,
+    log: local?.log ?? null,
     close: async () => {
       if (closed) return;
       closed = true;

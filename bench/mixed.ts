@@ -22,7 +22,7 @@
  * BENCH_RATE_LIMITS=off. Prints JSON lines.
  */
 import pg from 'pg';
-import { cpuSampler, emit, mcpCall, percentile, postmasterPid, scratchDatabase, seedWorkspace, startServer, unlimitedRates, addTasks, BARE_CLAIM_SQL, type CpuSample } from './lib';
+import { cpuSampler, emit, mcpCall, percentile, postmasterPid, scratchDatabase, seedWorkspace, startServer, unlimitedRates, addTasks, BARE_CLAIM_SQL, type CpuSample, envFields, runBench } from './lib';
 
 const SECONDS = Number(process.env.BENCH_MIX_SECONDS ?? 6);
 /**
@@ -140,6 +140,22 @@ class Phase {
 /** An MCP envelope that is not ok names its error code. */
 const envOk = (env: Env) => (env.ok ? null : String(env.error?.code ?? 'NOT_OK'));
 
+/**
+ * A claim phase (1 s of warm-up, then SECONDS measured): every agent in `agents` claims through
+ * `claim` in a loop until the phase ends or its `claim` answers false (the pool ran dry for it);
+ * resolves with the closed phase.
+ */
+async function claimPhase<A>(sample: () => CpuSample, agents: A[], claim: (phase: Phase, me: A) => Promise<boolean>): Promise<Phase> {
+  const phase = new Phase(sample, 1);
+  await Promise.all(
+    agents.map(async (me) => {
+      while (phase.running()) if (!(await claim(phase, me))) return;
+    }),
+  );
+  await phase.closed();
+  return phase;
+}
+
 async function main() {
   const maxAgents = Math.max(...LEVELS);
   const scratch = await scratchDatabase({ prefix: 'bp_mix' });
@@ -154,14 +170,8 @@ async function main() {
     // charged to whichever phase runs next
     await bare.query('vacuum (analyze)');
   };
-  const version = (await bare.query('show server_version')).rows[0].server_version;
   emit({
-    bench: 'env',
-    bench_file: 'mixed',
-    postgres: version,
-    node: process.version,
-    cores: (await import('node:os')).cpus().length,
-    load_average_1m: (await import('node:os')).loadavg()[0],
+    ...(await envFields('mixed', bare)),
     seconds_per_phase: SECONDS,
     warmup_seconds: process.env.BENCH_MIX_WARMUP ? Number(process.env.BENCH_MIX_WARMUP) : 'max(1, agents / 10) in the mix, 1 in the claim phases',
     workspace_tasks: TASKS,
@@ -251,18 +261,12 @@ async function main() {
       const pool = Math.max(5000, n * 1000);
       const cws = await seedWorkspace(db, { name: 'mix-claim', tasks: pool, agents: n, keys: true });
       await settle();
-      const cn = new Phase(cpu.sample, 1);
-      await Promise.all(
-        cws.agents.map(async (me) => {
-          while (cn.running()) {
-            const r = await cn.time('task_claim', () => mcpCall(server.url, me.key, 'task_claim', {}), (env) =>
-              !env.ok ? envOk(env) : env.claimed ? null : `claimed:false(${env.reason})`,
-            );
-            if (r && !r.claimed) return;
-          }
-        }),
-      );
-      await cn.closed();
+      const cn = await claimPhase(cpu.sample, cws.agents, async (phase, me) => {
+        const r = await phase.time('task_claim', () => mcpCall(server.url, me.key, 'task_claim', {}), (env) =>
+          !env.ok ? envOk(env) : env.claimed ? null : `claimed:false(${env.reason})`,
+        );
+        return !r || !!r.claimed;
+      });
       const claimNext = {
         agents: n,
         mode: 'http',
@@ -279,16 +283,9 @@ async function main() {
       await settle();
       const sws = await seedWorkspace(db, { name: 'mix-sql', tasks: pool, agents: n, keys: false });
       await settle();
-      const sq = new Phase(cpu.sample, 1);
-      await Promise.all(
-        sws.agents.map(async (me) => {
-          while (sq.running()) {
-            const r = await sq.time('claim_sql', () => bare.query(BARE_CLAIM_SQL, [sws.tenantId, me.id]), (res) => (res.rowCount ? null : 'POOL_EMPTY'));
-            if (!r) return;
-          }
-        }),
-      );
-      await sq.closed();
+      const sq = await claimPhase(cpu.sample, sws.agents, async (phase, me) => {
+        return !!(await phase.time('claim_sql', () => bare.query(BARE_CLAIM_SQL, [sws.tenantId, me.id]), (res) => (res.rowCount ? null : 'POOL_EMPTY')));
+      });
       const ceilingRate = sq.calls / sq.seconds();
       const sqlList = (sq.latencies.get('claim_sql') ?? []).sort((a, b) => a - b);
       const ratio = (x: number) => Math.round((x / ceilingRate) * 1000) / 1000;
@@ -314,7 +311,4 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { execute } from '../lib/core/execute';
 import { reapRuns } from '../lib/jobs/reaper';
 import type { Db } from '../lib/db/types';
-import { emit, mcpCall, percentile, scratchDatabase, seedWorkspace, startServer } from './lib';
+import { emit, mcpCall, percentile, scratchDatabase, seedWorkspace, startServer, runBench } from './lib';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 32);
@@ -151,7 +151,4 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

@@ -23,7 +23,7 @@ import type { Claims, Db } from '../lib/db/types';
 import { embedDue } from '../lib/memory/backfill';
 import { localEmbedder, LOCAL_DIMS, LOCAL_MODEL, setEmbedder } from '../lib/memory/embedder';
 import { ensureActor, ensureWorkspace } from '../lib/server/workspace';
-import { emit, percentile, root } from './lib';
+import { emit, percentile, root, runBench } from './lib';
 import '../lib/server/wiring';
 
 type Doc = { id: string; type: 'note' | 'decision'; title: string; text: string };
@@ -241,7 +241,4 @@ async function main() {
   await db.close();
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

@@ -11,12 +11,9 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { execute } from '../lib/core/execute';
-import { migrate } from '../lib/db/migrate';
-import { openPg } from '../lib/db/pg';
 import { callSql, type Claims } from '../lib/db/types';
 import { ensureActor, ensureWorkspace, mintKey } from '../lib/server/workspace';
-import { emit, mcpCall, percentile, startServer } from './lib';
-import { startLocalPostgres } from '../scripts/pg-local.mjs';
+import { emit, mcpCall, percentile, runBench, scratchDatabase, startServer } from './lib';
 
 const N = Number(process.env.BENCH_CALLS ?? 300);
 const TASKS = Number(process.env.BENCH_TASKS ?? 5000);
@@ -39,38 +36,25 @@ const TOOLS = process.env.BENCH_TOOLS ? new Set(process.env.BENCH_TOOLS.split(',
 const PROFILE = process.env.BENCH_PROFILE || '';
 
 async function main() {
-  let pgLocal: { url: string; stop: () => void; log?: string } | null = null;
-  let adminUrl = PROFILE ? undefined : process.env.DATABASE_URL;
-  if (!adminUrl) {
-    pgLocal = await startLocalPostgres(
-      PROFILE
-        ? {
-            settings: {
-              shared_preload_libraries: 'pg_stat_statements,auto_explain',
-              'pg_stat_statements.track': 'all',
-              'pg_stat_statements.track_planning': 'on',
-              track_functions: 'all',
-              'auto_explain.log_min_duration': '-1',
-              'auto_explain.log_nested_statements': 'on',
-              'auto_explain.log_analyze': 'on',
-              'auto_explain.log_buffers': 'off',
-              'auto_explain.log_format': 'text',
-            },
-          }
-        : {},
-    );
-    if (!pgLocal) throw new Error('bench needs Postgres: set DATABASE_URL or install postgresql');
-    adminUrl = pgLocal.url;
-  }
-  const dbName = `bp_cost_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${dbName}`);
+  const scratch = await scratchDatabase({
+    prefix: 'bp_cost',
+    ownCluster: !!PROFILE,
+    pgSettings: PROFILE
+      ? {
+          shared_preload_libraries: 'pg_stat_statements,auto_explain',
+          'pg_stat_statements.track': 'all',
+          'pg_stat_statements.track_planning': 'on',
+          track_functions: 'all',
+          'auto_explain.log_min_duration': '-1',
+          'auto_explain.log_nested_statements': 'on',
+          'auto_explain.log_analyze': 'on',
+          'auto_explain.log_buffers': 'off',
+          'auto_explain.log_format': 'text',
+        }
+      : undefined,
+  });
   if (PROFILE) mkdirSync(PROFILE, { recursive: true });
-  const url = new URL(adminUrl);
-  url.pathname = `/${dbName}`;
-  const db = await openPg(url.toString());
-  await migrate(db);
+  const { db, url } = scratch;
   const ws = await ensureWorkspace(db, `cost-${randomBytes(3).toString('hex')}`);
   const owner = await ensureActor(db, ws.id, { kind: 'human', external_ref: 'human:cost', display_name: 'Owner', is_owner: true });
   const [project] = await db.query<{ id: string }>(
@@ -220,7 +204,7 @@ async function main() {
     const row: Record<string, unknown> = { bench: 'tool_cost', what, ...(HISTORY ? { history: HISTORY } : {}) };
     const caller = callerOf(what);
     const tool = toolOf(what);
-    if (PROFILE) await profileTool(client, tool, caller.claims, () => rpcArgs(what, 0), pgLocal!.log!, what);
+    if (PROFILE) await profileTool(client, tool, caller.claims, () => rpcArgs(what, 0), scratch.log!, what);
     if (MODES.has('rpc')) {
       const m = await timePaired((i) => client.query(callSql(caller.claims, tool, rpcArgs(what, i), lit, true)));
       row.rpc_p50_ms = m.p50;
@@ -259,14 +243,12 @@ async function main() {
   }
   await client.end();
   await bareClient.end();
-  await db.close();
   if (process.env.BENCH_KEEP) {
+    await db.close();
     console.error(`kept ${url}`);
     return;
   }
-  await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
-  await admin.end();
-  pgLocal?.stop();
+  await scratch.close();
 }
 
 /**
@@ -310,7 +292,4 @@ async function profileTool(client: pg.Client, tool: string, claims: Claims, args
   writeFileSync(path.join(PROFILE, `${name}.explain.log`), explain);
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

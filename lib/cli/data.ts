@@ -2,7 +2,6 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { dataDir } from '../db';
 import { writeFilePrivate } from '../db/private-fs';
 import { backupEmbedded, restoreEmbedded } from '../server/backup';
@@ -10,6 +9,7 @@ import { DataError, exportWorkspace, importWorkspace, type ExportDoc, type Impor
 import { exportMarkdown } from '../server/export-markdown';
 import { shellQuote } from '../mcp/connect';
 import { DataDirHeld, lockDataDir } from './data-lock';
+import { commandArgs, usageExit } from './args';
 import { adminStep, heldRefusal, readLiveServer, withDirectDb } from './server-file';
 import { EXIT } from './tools';
 
@@ -37,17 +37,15 @@ function kib(n: number): string {
   return n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MB` : `${Math.max(1, Math.round(n / 1024))} KB`;
 }
 
+const BACKUP_USAGE = `Usage: bullpen backup [--out FILE] [--json]
+
+Copies the embedded database (BULLPEN_DATA_DIR) into one .tar.gz, consistent even while the server
+runs and writes. Restore it with \`bullpen restore FILE\`. For a Postgres server (DATABASE_URL) use
+pg_dump or your host’s backups; \`bullpen export\` works on both.`;
+
 export async function backupCmd(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { out: { type: 'string', short: 'o' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
-  if (values.help) {
-    console.log(
-      'Usage: bullpen backup [--out FILE] [--json]\n\n' +
-        'Copies the embedded database (BULLPEN_DATA_DIR) into one .tar.gz, consistent even while the server\n' +
-        'runs and writes. Restore it with `bullpen restore FILE`. For a Postgres server (DATABASE_URL) use\n' +
-        'pg_dump or your host’s backups; `bullpen export` works on both.',
-    );
-    return EXIT.OK;
-  }
+  const { values } = commandArgs(argv, { out: { type: 'string', short: 'o' }, json: { type: 'boolean' } });
+  if (values.help) return usageExit(BACKUP_USAGE, true, console.log);
   const out = path.resolve(values.out ?? `bullpen-backup-${stamp()}.tar.gz`);
   const live = await readLiveServer();
   let tarball: Buffer;
@@ -77,20 +75,14 @@ export async function backupCmd(argv: string[]): Promise<number> {
   return EXIT.OK;
 }
 
+const RESTORE_USAGE = `Usage: bullpen restore FILE [--data-dir DIR] [--json]
+
+Unpacks a backup from \`bullpen backup\` into an empty data directory (default BULLPEN_DATA_DIR,
+.bullpen/data) and brings it up to this release. It never overwrites: move a current directory aside first.`;
+
 export async function restoreCmd(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help || positionals.length !== 1) {
-    console.error(
-      'Usage: bullpen restore FILE [--data-dir DIR] [--json]\n\n' +
-        'Unpacks a backup from `bullpen backup` into an empty data directory (default BULLPEN_DATA_DIR,\n' +
-        '.bullpen/data) and brings it up to this release. It never overwrites: move a current directory aside first.',
-    );
-    return values.help ? EXIT.OK : EXIT.USAGE;
-  }
+  const { values, positionals } = commandArgs(argv, { 'data-dir': { type: 'string' }, json: { type: 'boolean' } }, true);
+  if (values.help || positionals.length !== 1) return usageExit(RESTORE_USAGE, !!values.help);
   const target = path.resolve(values['data-dir'] ?? dataDir());
   let archive: Buffer;
   try {
@@ -123,27 +115,15 @@ export async function restoreCmd(argv: string[]): Promise<number> {
   }
 }
 
+const EXPORT_USAGE = `Usage: bullpen export --workspace SLUG [--out FILE.json] [--markdown FILE.md | --no-markdown] [--json]
+
+Writes every row of the workspace (projects, tasks, dependencies, comments, decisions, notes, handoffs,
+activity, …) as JSON, read in one snapshot, and the same as Markdown for people. \`bullpen import\` reads
+the JSON back into an empty workspace. API keys stay behind (mint new ones after an import).`;
+
 export async function exportCmd(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      workspace: { type: 'string', short: 'w' },
-      out: { type: 'string', short: 'o' },
-      markdown: { type: 'string' },
-      'no-markdown': { type: 'boolean' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help || !values.workspace) {
-    console.error(
-      'Usage: bullpen export --workspace SLUG [--out FILE.json] [--markdown FILE.md | --no-markdown] [--json]\n\n' +
-        'Writes every row of the workspace (projects, tasks, dependencies, comments, decisions, notes, handoffs,\n' +
-        'activity, …) as JSON, read in one snapshot, and the same as Markdown for people. `bullpen import` reads\n' +
-        'the JSON back into an empty workspace. API keys stay behind (mint new ones after an import).',
-    );
-    return values.help ? EXIT.OK : EXIT.USAGE;
-  }
+  const { values } = commandArgs(argv, { workspace: { type: 'string', short: 'w' }, out: { type: 'string', short: 'o' }, markdown: { type: 'string' }, 'no-markdown': { type: 'boolean' }, json: { type: 'boolean' } });
+  if (values.help || !values.workspace) return usageExit(EXPORT_USAGE, !!values.help);
   const slug = values.workspace;
   let doc: ExportDoc;
   try {
@@ -167,20 +147,14 @@ export async function exportCmd(argv: string[]): Promise<number> {
   return EXIT.OK;
 }
 
+const IMPORT_USAGE = `Usage: bullpen import FILE.json [--workspace SLUG] [--name NAME] [--json]
+
+Loads a file from \`bullpen export\` into a new or empty workspace (default: the exported slug), all or
+nothing, keeping ids, history and authorship. Then mint keys for its agents with \`bullpen agent add NAME --workspace SLUG\`.`;
+
 export async function importCmd(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { workspace: { type: 'string', short: 'w' }, name: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help || positionals.length !== 1) {
-    console.error(
-      'Usage: bullpen import FILE.json [--workspace SLUG] [--name NAME] [--json]\n\n' +
-        'Loads a file from `bullpen export` into a new or empty workspace (default: the exported slug), all or\n' +
-        'nothing, keeping ids, history and authorship. Then mint keys for its agents with `bullpen agent add NAME --workspace SLUG`.',
-    );
-    return values.help ? EXIT.OK : EXIT.USAGE;
-  }
+  const { values, positionals } = commandArgs(argv, { workspace: { type: 'string', short: 'w' }, name: { type: 'string' }, json: { type: 'boolean' } }, true);
+  if (values.help || positionals.length !== 1) return usageExit(IMPORT_USAGE, !!values.help);
   if (!existsSync(positionals[0])) {
     console.error(`bullpen: no such file: ${positionals[0]}`);
     return EXIT.USAGE;

@@ -1,8 +1,7 @@
-import { parseArgs } from 'node:util';
 import { createSignInToken, hasSignedIn, inviteHuman, signInTtlSeconds, signInUrl, type Invite } from '../console/signin';
+import { commandArgs, printResult, usageExit } from './args';
 import { adminStep } from './server-file';
 import { addBannerHook } from './start';
-import { EXIT } from './tools';
 
 function ttlText(seconds: number): string {
   return seconds % 3600 === 0 ? `${seconds / 3600} h` : `${Math.round(seconds / 60)} min`;
@@ -15,42 +14,22 @@ function ttlText(seconds: number): string {
  * Works while the server runs (through its admin route) and when it does not.
  */
 export async function humanInvite(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      workspace: { type: 'string', short: 'w' },
-      email: { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values, positionals } = commandArgs(argv, { workspace: { type: 'string', short: 'w' }, email: { type: 'string' }, json: { type: 'boolean' } }, true);
   if (values.help || positionals.length !== 1) {
-    console.error(
+    return usageExit(
       'Usage: bullpen human invite NAME [--workspace SLUG] [--email ADDRESS] [--json]\n\n' +
         'Registers a human in the workspace (created when new) and prints a one-time sign-in link for the console.',
+      !!values.help,
     );
-    return values.help ? EXIT.OK : EXIT.USAGE;
   }
   const name = positionals[0];
   const { result: inv, base } = await adminStep<Invite>('humans', { name, workspace: values.workspace, email: values.email }, (db) =>
     inviteHuman(db, { name, workspace: values.workspace, email: values.email }),
   );
   const url = signInUrl(base, inv.token);
-  if (values.json) {
-    console.log(
-      JSON.stringify({
-        workspace: inv.workspace.slug,
-        actor_id: inv.actor_id,
-        display_name: inv.display_name,
-        is_owner: inv.is_owner,
-        url,
-        expires_at: inv.expires_at,
-      }),
-    );
-    return EXIT.OK;
-  }
-  console.log(
+  return printResult(
+    values.json,
+    { workspace: inv.workspace.slug, actor_id: inv.actor_id, display_name: inv.display_name, is_owner: inv.is_owner, url, expires_at: inv.expires_at },
     [
       `${inv.display_name} ${inv.created_actor ? 'is invited to' : 'already belongs to'} workspace ${inv.workspace.slug}` +
         `${inv.created_workspace ? ' (created now)' : ''}${inv.is_owner ? ' as its owner' : ''}.`,
@@ -59,7 +38,6 @@ export async function humanInvite(argv: string[]): Promise<number> {
       `  ${url}`,
     ].join('\n'),
   );
-  return EXIT.OK;
 }
 
 /**

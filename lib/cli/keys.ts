@@ -1,6 +1,6 @@
-import { parseArgs } from 'node:util';
 import { describeScopes } from '../core/scopes';
 import { findKey, listKeys, parseDuration, revokeKey, rotateKey, type KeyRow } from '../server/workspace';
+import { commandArgs, printResult, usageExit } from './args';
 import { adminStep } from './server-file';
 import { EXIT } from './tools';
 
@@ -33,45 +33,25 @@ function table(rows: KeyRow[]): string {
 }
 
 export async function keyCommand(sub: string | undefined, argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      workspace: { type: 'string', short: 'w' },
-      all: { type: 'boolean' },
-      grace: { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values, positionals } = commandArgs(argv, { workspace: { type: 'string', short: 'w' }, all: { type: 'boolean' }, grace: { type: 'string' }, json: { type: 'boolean' } }, true);
   if (values.help || !sub || !['list', 'revoke', 'rotate'].includes(sub)) {
-    (values.help ? console.log : console.error)(USAGE);
-    return values.help ? EXIT.OK : EXIT.USAGE;
+    return usageExit(USAGE, !!values.help, values.help ? console.log : console.error);
   }
-  const out = (json: unknown, text: string) => console.log(values.json ? JSON.stringify(json) : text);
   if (sub === 'list') {
-    if (positionals.length) {
-      console.error(USAGE);
-      return EXIT.USAGE;
-    }
+    if (positionals.length) return usageExit(USAGE, false);
     const { result } = await adminStep<{ keys: KeyRow[] }>('keys', { action: 'list', workspace: values.workspace, all: values.all }, async (db) => ({
       keys: await listKeys(db, { workspace: values.workspace, includeEnded: values.all }),
     }));
-    out(result, table(result.keys));
-    return EXIT.OK;
+    return printResult(values.json, result, table(result.keys));
   }
-  if (positionals.length !== 1) {
-    console.error(USAGE);
-    return EXIT.USAGE;
-  }
+  if (positionals.length !== 1) return usageExit(USAGE, false);
   const ref = positionals[0];
   if (sub === 'revoke') {
     const { result } = await adminStep<{ key_id: string; prefix: string; revoked: boolean }>('keys', { action: 'revoke', key: ref, workspace: values.workspace }, async (db) => {
       const k = await findKey(db, ref, values.workspace);
       return { key_id: k.id, prefix: k.prefix, revoked: await revokeKey(db, k.tenant_id, k.id) };
     });
-    out(result, result.revoked ? `Revoked ${result.prefix}… (${result.key_id}): its next call gets 401 (other instances on the database stop believing it within BULLPEN_KEY_CACHE_MS, 1 s).` : `${result.prefix}… (${result.key_id}) was already revoked.`);
-    return EXIT.OK;
+    return printResult(values.json, result, result.revoked ? `Revoked ${result.prefix}… (${result.key_id}): its next call gets 401 (other instances on the database stop believing it within BULLPEN_KEY_CACHE_MS, 1 s).` : `${result.prefix}… (${result.key_id}) was already revoked.`);
   }
   let grace: number;
   try {
@@ -88,7 +68,8 @@ export async function keyCommand(sub: string | undefined, argv: string[]): Promi
       return { ...(await rotateKey(db, k.tenant_id, k.id, grace)), actor: k.actor, workspace: k.workspace };
     },
   );
-  out(
+  return printResult(
+    values.json,
     result,
     [
       `Rotated the key of ${result.actor} (workspace ${result.workspace}).`,
@@ -98,5 +79,4 @@ export async function keyCommand(sub: string | undefined, argv: string[]): Promi
       `The old key ${result.old_key_id} keeps working until ${when(result.old_expires_at)}, then expires.`,
     ].join('\n'),
   );
-  return EXIT.OK;
 }

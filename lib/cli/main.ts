@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { parseScopes, ScopeError, describeScopes } from '../core/scopes';
 import { addAgent, parseDuration, UsageError } from '../server/workspace';
 import { adminStep } from './server-file';
+import { commandArgs, printResult, usageExit } from './args';
 import { parseToolsets, toolsetNames } from '../core/toolsets';
 import { connectSnippets, mcpUrlFor } from '../mcp/connect';
 import { connectTools, EXIT, findTool, runTool, toolsIndex } from './tools';
@@ -50,21 +50,13 @@ function agentConfig(mcpUrl: string, key: string): string {
 }
 
 async function agentAdd(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      workspace: { type: 'string', short: 'w' },
-      scopes: { type: 'string' },
-      expires: { type: 'string' },
-      toolsets: { type: 'string' },
-      'new-key': { type: 'boolean' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values, positionals } = commandArgs(
+    argv,
+    { workspace: { type: 'string', short: 'w' }, scopes: { type: 'string' }, expires: { type: 'string' }, toolsets: { type: 'string' }, 'new-key': { type: 'boolean' }, json: { type: 'boolean' } },
+    true,
+  );
   if (values.help || positionals.length !== 1) {
-    console.error(
+    return usageExit(
       'Usage: bullpen agent add NAME [--workspace SLUG] [--scopes SCOPES] [--expires DURATION] [--toolsets SETS] [--new-key] [--json]\n\n' +
         'Registers an agent actor in the workspace (created when new) and prints its API key once.\n' +
         'An agent that already has a live key is refused: pass --new-key to mint it one more live key, or\n' +
@@ -75,8 +67,8 @@ async function agentAdd(argv: string[]): Promise<number> {
         '  --toolsets the tools the agent\u2019s MCP connection lists, put into the printed MCP URL\n' +
         `             (?toolsets=…): ${toolsetNames().join(', ')}; e.g. core,handoffs. Omitted: every tool.\n` +
         '             The key\u2019s scopes still apply; guide() on any connection describes the other rooms.',
+      !!values.help,
     );
-    return values.help ? EXIT.OK : EXIT.USAGE;
   }
   const name = positionals[0];
   let scopes: string[] | null;
@@ -109,24 +101,20 @@ async function agentAdd(argv: string[]): Promise<number> {
     throw new Error(err.hint && !err.message.includes(err.hint) ? `${err.message}\n  ${err.hint}` : err.message);
   });
   const mcpUrl = mcpUrlFor(base, toolsets.names);
-  if (values.json) {
-    console.log(
-      JSON.stringify({
-        workspace: result.workspace.slug,
-        actor_id: result.actor_id,
-        key_id: result.key_id,
-        api_key: result.api_key,
-        scopes: result.scopes,
-        expires_at: result.expires_at,
-        created_agent: result.created_agent,
-        live_keys: result.live_keys,
-        mcp_url: mcpUrl,
-        toolsets: toolsets.names.length ? toolsets.names : null,
-      }),
-    );
-    return EXIT.OK;
-  }
-  console.log(
+  return printResult(
+    values.json,
+    {
+      workspace: result.workspace.slug,
+      actor_id: result.actor_id,
+      key_id: result.key_id,
+      api_key: result.api_key,
+      scopes: result.scopes,
+      expires_at: result.expires_at,
+      created_agent: result.created_agent,
+      live_keys: result.live_keys,
+      mcp_url: mcpUrl,
+      toolsets: toolsets.names.length ? toolsets.names : null,
+    },
     [
       result.created_agent
         ? `Agent "${name}" is registered in workspace ${result.workspace.slug}${result.created_workspace ? ' (created now)' : ''}.`
@@ -140,21 +128,12 @@ async function agentAdd(argv: string[]): Promise<number> {
       agentConfig(mcpUrl, result.api_key),
     ].join('\n'),
   );
-  return EXIT.OK;
 }
 
 async function startCmd(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      port: { type: 'string', short: 'p' },
-      host: { type: 'string' },
-      dev: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values } = commandArgs(argv, { port: { type: 'string', short: 'p' }, host: { type: 'string' }, dev: { type: 'boolean' } });
   if (values.help) {
-    console.log(
+    return usageExit(
       'Usage: bullpen start [--port N] [--host H] [--dev]\n\n' +
         'Starts the console and the MCP endpoint on the embedded database (BULLPEN_DATA_DIR, default .bullpen/data)\n' +
         'or on DATABASE_URL.\n' +
@@ -164,8 +143,9 @@ async function startCmd(argv: string[]): Promise<number> {
         'One server per data directory: a second start on a directory a live server holds is refused, naming it;\n' +
         'a lock left by a process that is gone is taken over. Opening and migrating the database is bounded by\n' +
         'BULLPEN_DB_OPEN_TIMEOUT_MS (default 300000): past it, start-up stops with an error instead of hanging.',
+      true,
+      console.log,
     );
-    return EXIT.OK;
   }
   const port = Number(values.port ?? process.env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -194,23 +174,16 @@ async function startCmd(argv: string[]): Promise<number> {
 }
 
 async function skillsSync(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      dir: { type: 'string', short: 'd' },
-      project: { type: 'string', short: 'p' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values } = commandArgs(argv, { dir: { type: 'string', short: 'd' }, project: { type: 'string', short: 'p' }, json: { type: 'boolean' } });
   if (values.help) {
-    console.log(
+    return usageExit(
       'Usage: bullpen skills sync [--dir .claude/skills] [--project KEY] [--json]\n\n' +
         "Writes the workspace's active skills (with --project, that project's too, shadowing) as <dir>/<slug>/SKILL.md.\n" +
         'Owns only the folders it wrote (listed in .bullpen-skills.json): a folder it did not write is left alone,\n' +
         'and folders of archived skills it wrote are removed. Needs BULLPEN_API_KEY; BULLPEN_URL defaults to the running server.',
+      true,
+      console.log,
     );
-    return EXIT.OK;
   }
   const key = process.env.BULLPEN_API_KEY;
   if (!key) {

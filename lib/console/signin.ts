@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/types';
-import { ensureActor, resolveWorkspace, slugify } from '../server/workspace';
+import { ensureActor, registeredIn, resolveWorkspace, slugify } from '../server/workspace';
 import { envNumber } from '../shared/env';
 
 /**
@@ -157,16 +157,8 @@ export async function inviteHuman(
     ttlSeconds: opts.ttlSeconds,
     mintedBy: opts.mintedBy ?? { via: 'cli' },
   });
-  return {
-    workspace: { id: ws.id, slug: ws.slug, name: ws.name },
-    actor_id: actor.id,
-    display_name: actor.display_name,
-    is_owner: actor.is_owner,
-    token: link.token,
-    expires_at: link.expires_at,
-    created_workspace: ws.created,
-    created_actor: actor.created,
-  };
+  // the result carries the link's token (shown once) and its expiry
+  return { ...registeredIn(ws, actor.id), display_name: actor.display_name, is_owner: actor.is_owner, ...link, created_actor: actor.created };
 }
 
 /**

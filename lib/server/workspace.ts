@@ -29,6 +29,15 @@ export async function ensureWorkspace(db: Db, slug: string, name?: string): Prom
   return rows[0];
 }
 
+/**
+ * The fields every registration's result starts with (an agent added, a person invited): the
+ * workspace it landed in (id, slug, name), the registered actor's id, and whether the registration
+ * created the workspace.
+ */
+export function registeredIn(ws: Workspace & { created: boolean }, actorId: string): { workspace: Workspace; actor_id: string; created_workspace: boolean } {
+  return { workspace: { id: ws.id, slug: ws.slug, name: ws.name }, actor_id: actorId, created_workspace: ws.created };
+}
+
 export async function listWorkspaces(db: Db): Promise<Workspace[]> {
   return db.query<Workspace>(`select id, slug, name from public.tenants order by created_at`);
 }
@@ -279,16 +288,7 @@ export async function addAgent(
       );
     }
   }
-  const key = await mintKey(db, ws.id, actor.id, `${opts.name} key`, { scopes: opts.scopes ?? null, expiresInSeconds: opts.expires_in_seconds ?? null });
-  return {
-    workspace: { id: ws.id, slug: ws.slug, name: ws.name },
-    actor_id: actor.id,
-    api_key: key.api_key,
-    key_id: key.key_id,
-    created_workspace: ws.created,
-    scopes: key.scopes,
-    expires_at: key.expires_at,
-    created_agent: actor.created,
-    live_keys: actor.created ? 1 : await liveKeys(),
-  };
+  // the result carries the minted key: its id, the key itself (shown once), its scopes and expiry
+  const { prefix: _prefix, ...key } = await mintKey(db, ws.id, actor.id, `${opts.name} key`, { scopes: opts.scopes ?? null, expiresInSeconds: opts.expires_in_seconds ?? null });
+  return { ...registeredIn(ws, actor.id), ...key, created_agent: actor.created, live_keys: actor.created ? 1 : await liveKeys() };
 }

@@ -1,13 +1,11 @@
 import type { Metadata } from 'next';
 import { ProjectBoard } from '@/components/board';
-import { requireSession } from '@/lib/console/auth';
+import { ProjectPage, projectMetadata, type ProjectRoute } from '../../view-page';
 
-export async function generateMetadata({ params }: { params: Promise<{ key: string }> }): Promise<Metadata> {
-  return { title: `${(await params).key.toUpperCase()} board · Bullpen` };
+export async function generateMetadata(route: ProjectRoute): Promise<Metadata> {
+  return projectMetadata(route, 'board');
 }
 
-export default async function BoardPage({ params }: { params: Promise<{ key: string }> }) {
-  await requireSession();
-  const { key } = await params;
-  return <ProjectBoard projectKey={decodeURIComponent(key).toUpperCase()} />;
+export default function BoardPage(route: ProjectRoute) {
+  return <ProjectPage route={route} View={ProjectBoard} />;
 }

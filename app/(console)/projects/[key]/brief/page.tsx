@@ -1,13 +1,11 @@
 import type { Metadata } from 'next';
 import { ProjectBriefView } from '@/components/project-brief';
-import { requireSession } from '@/lib/console/auth';
+import { ProjectPage, projectMetadata, type ProjectRoute } from '../../../view-page';
 
-export async function generateMetadata({ params }: { params: Promise<{ key: string }> }): Promise<Metadata> {
-  return { title: `${(await params).key.toUpperCase()} brief · Bullpen` };
+export async function generateMetadata(route: ProjectRoute): Promise<Metadata> {
+  return projectMetadata(route, 'brief');
 }
 
-export default async function BriefPage({ params }: { params: Promise<{ key: string }> }) {
-  await requireSession();
-  const { key } = await params;
-  return <ProjectBriefView projectKey={decodeURIComponent(key).toUpperCase()} />;
+export default function BriefPage(route: ProjectRoute) {
+  return <ProjectPage route={route} View={ProjectBriefView} />;
 }
