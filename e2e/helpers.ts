@@ -33,12 +33,15 @@ export async function inviteLink(name = 'Owner', workspace?: string): Promise<st
   return `${server().url}/auth/link#token=${inv.token}`;
 }
 
-/** An agent key in a workspace (the admin route `bullpen agent add` uses). */
+/**
+ * A fresh key for an agent in a workspace (the admin route `bullpen agent add` uses), creating the
+ * agent the first time; later calls mint another key (`--new-key`), so tests may share an agent.
+ */
 export async function agentKey(name: string, workspace?: string): Promise<{ key: string; actorId: string }> {
   const res = await fetch(`${server().url}/api/admin/agents`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-bullpen-admin-token': server().adminToken },
-    body: JSON.stringify({ name, workspace }),
+    body: JSON.stringify({ name, workspace, new_key: true }),
   });
   expect(res.status).toBe(200);
   const r = (await res.json()) as { api_key: string; actor_id: string };
