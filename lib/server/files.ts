@@ -6,6 +6,7 @@ import { dataDir } from '../db';
 import { toolError } from '../core/errors';
 import { MEDIA_TYPE, UNPRINTABLE } from '../core/attachments';
 import type { Claims, Db, Row } from '../db/types';
+import { readBody, type BodySource } from './transport';
 
 /**
  * Where attachment files live. Embedded: a files directory beside the data directory
@@ -172,24 +173,13 @@ export type UploadInput = {
   declared_bytes?: number | null;
 };
 
-/** Reads a body up to `limit` bytes; null when it is larger. */
+/** Reads a body up to `limit` bytes (through the one body loop, readBody); null when it is larger. */
 export async function readLimited(body: ReadableStream<Uint8Array> | Uint8Array | null, limit: number): Promise<Uint8Array | null> {
   if (!body) return new Uint8Array();
   if (body instanceof Uint8Array) return body.byteLength > limit ? null : body;
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
+  // a web stream is async-iterable on Node (the DOM typings do not say so)
+  const read = await readBody(body as unknown as BodySource, { limit });
+  return read.bytes && new Uint8Array(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
 }
 
 function humanBytes(n: number): string {
