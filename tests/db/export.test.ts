@@ -109,7 +109,7 @@ describe('the export', () => {
     expect(doc.counts).toMatchObject({ attachments: 1, stored_files: 1 });
     expect(doc.files).toHaveLength(1);
     expect(Buffer.from(doc.files![0].data, 'base64')).toEqual(Buffer.from(fileBytes));
-    expect(doc.counts).toMatchObject({ actors: 3, projects: 2, tasks: 5, task_dependencies: 2, comments: 3, decisions: 1, decision_tasks: 1, notes: 1, note_tasks: 1, skills: 1, handoffs: 1, handoff_recipients: 1 });
+    expect(doc.counts).toMatchObject({ actors: 3, projects: 2, tasks: 5, task_dependencies: 2, comments: 4, decisions: 1, decision_tasks: 1, notes: 1, note_tasks: 1, skills: 1, handoffs: 1, handoff_recipients: 1 });
     expect(doc.counts.notifications).toBeGreaterThanOrEqual(1);
     if (target === 'pglite') expect(doc.counts.memory_embeddings).toBe(2);
     expect(doc.counts.activity).toBeGreaterThanOrEqual(12);
@@ -266,7 +266,7 @@ describe('import', () => {
     }
     doc.tables.memory_embeddings = [{ object_type: 'note', object_id: '00000000-0000-4000-8000-000000000001', model: 'm', embedding: '[0.1,0.2]' }];
     const r = await importWith(db, doc, { slug: 'exp-no-vectors' });
-    expect(r.counts).toMatchObject({ tasks: 5, comments: 3 });
+    expect(r.counts).toMatchObject({ tasks: 5, comments: 4 });
     expect(r.counts).not.toHaveProperty('memory_embeddings');
   });
 
