@@ -152,7 +152,7 @@ export function Markdown({ text, className = '' }: { text: string; className?: s
       )}
       {rest && (
         <>
-          <p className="text-[11px] text-zinc-400" data-testid="markdown-rest-note">
+          <p className="text-[11px] text-zinc-500" data-testid="markdown-rest-note">
             {markdown ? 'The rest is long and shown as plain text.' : 'Long text, shown as plain text.'}
           </p>
           <div className="break-words whitespace-pre-wrap" data-testid="markdown-rest">
