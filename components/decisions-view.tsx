@@ -12,7 +12,8 @@ import { useNow } from '@/lib/console/client/use-now';
 import type { DecisionHit } from '@/lib/console/types';
 import { ObjectThread } from './comment-thread';
 import { ActorAvatar } from './actor-avatar';
-import { PlusIcon, SearchIcon, XIcon } from './icons';
+import { Field, FormActions, ModalForm, ProjectOptions, fieldCls, fieldLabelCls } from './form-parts';
+import { PlusIcon, SearchIcon } from './icons';
 import { Skeleton } from './skeleton';
 import { TimeAgo } from './time-ago';
 
@@ -27,8 +28,7 @@ export function DecisionStatus({ status }: { status: DecisionHit['status'] }) {
   return <span data-testid="decision-status" className={`rounded-full px-2 py-0.5 text-[11px] font-medium ring-1 ${STATUS_TONE[status]}`}>{status}</span>;
 }
 
-const field = 'w-full rounded-md border border-zinc-200 px-2.5 text-[13px] placeholder:text-zinc-400 focus:border-indigo-400 focus:outline-none';
-const labelCls = 'mb-1 block text-[12px] font-medium text-zinc-600';
+const field = fieldCls;
 
 /** One option line: "label: summary | + pro; + pro | - con". Kept simple for a form. */
 type OptionDraft = { label: string; summary: string; pros: string; cons: string };
@@ -86,62 +86,45 @@ export function DecisionDialog({ supersedes, onClose }: { supersedes: DecisionHi
   };
 
   return (
-    <div className="fixed inset-0 z-50 flex items-start justify-center bg-zinc-900/25 pt-[6vh] backdrop-blur-[1px]" onMouseDown={onClose}>
-      <form
-        role="dialog"
-        aria-label={supersedes ? 'Supersede decision' : 'Log a decision'}
-        data-testid="decision-dialog"
-        onSubmit={submit}
-        onMouseDown={(e) => e.stopPropagation()}
-        className="flex max-h-[88vh] w-[680px] flex-col rounded-xl border border-zinc-200 bg-white shadow-2xl"
-      >
-        <div className="flex items-center gap-2 border-b border-zinc-100 px-4 py-2.5">
-          <span className="text-[13px] text-zinc-500">{supersedes ? `Supersede “${supersedes.title}”` : 'Log a decision'}</span>
-          <button type="button" onClick={onClose} className="ml-auto rounded p-1 text-zinc-500 hover:bg-zinc-100" aria-label="Close">
-            <XIcon className="size-3.5" />
-          </button>
-        </div>
+    <ModalForm
+      label={supersedes ? 'Supersede decision' : 'Log a decision'}
+      testId="decision-dialog"
+      top="pt-[6vh]"
+      className="flex max-h-[88vh] w-[680px] flex-col"
+      onClose={onClose}
+      onSubmit={submit}
+      heading={<span className="text-[13px] text-zinc-500">{supersedes ? `Supersede “${supersedes.title}”` : 'Log a decision'}</span>}
+    >
         <div className="min-h-0 space-y-3 overflow-y-auto px-4 py-3">
           <input autoFocus value={title} onChange={(e) => setTitle(e.target.value)} placeholder="Title" aria-label="Title" maxLength={500} className="w-full border-0 p-0 text-[16px] font-semibold placeholder:text-zinc-300 focus:outline-none" />
-          <label className="block">
-            <span className={labelCls}>Choice — what we do</span>
+          <Field label="Choice — what we do">
             <textarea value={choice} onChange={(e) => setChoice(e.target.value)} aria-label="Choice" rows={2} className={`${field} py-2`} />
-          </label>
+          </Field>
           <div className="grid grid-cols-2 gap-2">
-            <label>
-              <span className={labelCls}>Project</span>
+            <Field label="Project">
               <select aria-label="Project" value={project} onChange={(e) => setProject(e.target.value)} className={`${field} h-8`}>
-                <option value="">Whole workspace</option>
-                {projects.data?.map((p) => (
-                  <option key={p.id} value={p.id}>
-                    {p.key} · {p.title}
-                  </option>
-                ))}
+                <ProjectOptions projects={projects.data} none="Whole workspace" />
               </select>
-            </label>
-            <label>
-              <span className={labelCls}>Status</span>
+            </Field>
+            <Field label="Status">
               <select aria-label="Status" value={status} onChange={(e) => setStatus(e.target.value as 'accepted' | 'proposed')} className={`${field} h-8`}>
                 <option value="accepted">Accepted</option>
                 <option value="proposed">Proposed</option>
               </select>
-            </label>
+            </Field>
           </div>
-          <label className="block">
-            <span className={labelCls}>Context — what forced the choice</span>
+          <Field label="Context — what forced the choice">
             <textarea value={context} onChange={(e) => setContext(e.target.value)} aria-label="Context" rows={2} className={`${field} py-2`} />
-          </label>
-          <label className="block">
-            <span className={labelCls}>Rationale</span>
+          </Field>
+          <Field label="Rationale">
             <textarea value={rationale} onChange={(e) => setRationale(e.target.value)} aria-label="Rationale" rows={2} className={`${field} py-2`} />
-          </label>
-          <label className="block">
-            <span className={labelCls}>Consequences</span>
+          </Field>
+          <Field label="Consequences">
             <textarea value={consequences} onChange={(e) => setConsequences(e.target.value)} aria-label="Consequences" rows={2} className={`${field} py-2`} />
-          </label>
+          </Field>
           <div>
             <div className="mb-1 flex items-center">
-              <span className={labelCls}>Options weighed</span>
+              <span className={fieldLabelCls}>Options weighed</span>
               <button type="button" onClick={() => setOptions((o) => [...o, emptyOption()])} className="ml-auto text-[12px] text-indigo-600 hover:underline">
                 + Add option
               </button>
@@ -156,16 +139,13 @@ export function DecisionDialog({ supersedes, onClose }: { supersedes: DecisionHi
             ))}
           </div>
         </div>
-        <div className="flex items-center justify-end gap-2 border-t border-zinc-100 px-4 py-2.5">
-          <button type="button" onClick={onClose} className="h-8 rounded-md px-3 text-[13px] text-zinc-600 hover:bg-zinc-100">
-            Cancel
-          </button>
-          <button type="submit" disabled={!title.trim() || !choice.trim() || busy} className="h-8 rounded-md bg-zinc-900 px-3 text-[13px] font-medium text-white disabled:opacity-40">
-            {supersedes ? 'Supersede' : 'Log decision'}
-          </button>
-        </div>
-      </form>
-    </div>
+        <FormActions
+          className="border-t border-zinc-100 px-4 py-2.5"
+          onCancel={onClose}
+          disabled={!title.trim() || !choice.trim() || busy}
+          submitLabel={supersedes ? 'Supersede' : 'Log decision'}
+        />
+    </ModalForm>
   );
 }
 
@@ -294,12 +274,7 @@ export function DecisionsView() {
             <input type="checkbox" checked={showSuperseded} onChange={(e) => setShowSuperseded(e.target.checked)} /> Show superseded
           </label>
           <select aria-label="Project" value={project} onChange={(e) => setProject(e.target.value)} className="h-7 rounded-md border border-zinc-200 bg-white px-2 text-[12px]">
-            <option value="">All projects</option>
-            {projects.data?.map((p) => (
-              <option key={p.id} value={p.id}>
-                {p.key} · {p.title}
-              </option>
-            ))}
+            <ProjectOptions projects={projects.data} none="All projects" />
           </select>
           <button onClick={() => setDialog({ supersedes: null })} className="inline-flex h-7 items-center gap-1 rounded-md bg-zinc-900 px-2.5 text-[12px] font-medium text-white" data-testid="log-decision">
             <PlusIcon className="size-3.5" /> Log decision

@@ -11,7 +11,8 @@ import { useNow } from '@/lib/console/client/use-now';
 
 import type { NoteHit } from '@/lib/console/types';
 import { ObjectThread } from './comment-thread';
-import { PlusIcon, SearchIcon, XIcon } from './icons';
+import { FormActions, ModalForm, fieldCls } from './form-parts';
+import { PlusIcon, SearchIcon } from './icons';
 import { Markdown } from './markdown';
 import { Skeleton } from './skeleton';
 import { TimeAgo } from './time-ago';
@@ -40,7 +41,7 @@ function useDebounced<T>(value: T, ms: number): T {
   return v;
 }
 
-const field = 'w-full rounded-md border border-zinc-200 px-2.5 text-[13px] placeholder:text-zinc-400 focus:border-indigo-400 focus:outline-none';
+const field = fieldCls;
 
 function NoteDialog({ onClose }: { onClose: () => void }) {
   const toast = useToast();
@@ -73,14 +74,7 @@ function NoteDialog({ onClose }: { onClose: () => void }) {
     }
   };
   return (
-    <div className="fixed inset-0 z-50 flex items-start justify-center bg-zinc-900/25 pt-[8vh] backdrop-blur-[1px]" onMouseDown={onClose}>
-      <form role="dialog" aria-label="Write a note" onSubmit={submit} onMouseDown={(e) => e.stopPropagation()} className="w-[620px] rounded-xl border border-zinc-200 bg-white shadow-2xl">
-        <div className="flex items-center border-b border-zinc-100 px-4 py-2.5">
-          <span className="text-[13px] text-zinc-500">Write a note</span>
-          <button type="button" onClick={onClose} className="ml-auto rounded p-1 text-zinc-500 hover:bg-zinc-100" aria-label="Close">
-            <XIcon className="size-3.5" />
-          </button>
-        </div>
+    <ModalForm label="Write a note" className="w-[620px]" onClose={onClose} onSubmit={submit} heading={<span className="text-[13px] text-zinc-500">Write a note</span>}>
         <div className="space-y-3 px-4 py-3">
           <input autoFocus value={title} onChange={(e) => setTitle(e.target.value)} placeholder="Title" aria-label="Title" className="w-full border-0 p-0 text-[16px] font-semibold placeholder:text-zinc-300 focus:outline-none" />
           <textarea value={body} onChange={(e) => setBody(e.target.value)} placeholder="What the next actor should know (Markdown)" aria-label="Body" rows={6} className={`${field} py-2`} />
@@ -96,12 +90,8 @@ function NoteDialog({ onClose }: { onClose: () => void }) {
             <input type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} aria-label="Expires" title="Expires (optional)" className={`${field} h-8`} />
           </div>
         </div>
-        <div className="flex justify-end gap-2 border-t border-zinc-100 px-4 py-2.5">
-          <button type="button" onClick={onClose} className="h-8 rounded-md px-3 text-[13px] text-zinc-600 hover:bg-zinc-100">Cancel</button>
-          <button type="submit" disabled={!title.trim() || !body.trim() || busy} className="h-8 rounded-md bg-zinc-900 px-3 text-[13px] font-medium text-white disabled:opacity-40">Save note</button>
-        </div>
-      </form>
-    </div>
+        <FormActions className="border-t border-zinc-100 px-4 py-2.5" onCancel={onClose} disabled={!title.trim() || !body.trim() || busy} submitLabel="Save note" />
+    </ModalForm>
   );
 }
 

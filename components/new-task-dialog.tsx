@@ -5,14 +5,13 @@ import { useEffect, useRef, useState } from 'react';
 import { placeRow } from '@/lib/console/client/cache';
 import { useActors } from '@/lib/console/client/hooks';
 import { writeTool } from '@/lib/console/client/mutations';
-import { PRIORITY_LABEL, type TaskFull } from '@/lib/console/types';
+import type { TaskFull } from '@/lib/console/types';
 import { useMe } from './console-providers';
-import { XIcon } from './icons';
+import { Field, FormActions, ModalForm, PriorityOptions, fieldCls, fieldLabelCls } from './form-parts';
 import { TaskPicker, type PickedTask } from './task-picker';
 import { useToast } from '@/lib/console/client/toast';
 
-const field = 'w-full rounded-md border border-zinc-200 px-2.5 text-[13px] placeholder:text-zinc-400 focus:border-indigo-400 focus:outline-none';
-const labelCls = 'mb-1 block text-[12px] font-medium text-zinc-600';
+const field = fieldCls;
 
 /** The new-task form: title, description, status, priority, assignee, due date, labels, checklist, dependencies, parent. */
 export function NewTaskDialog({ project, onClose, onCreated }: { project: { id: string; key: string; title: string }; onClose: () => void; onCreated: (ref: string) => void }) {
@@ -71,25 +70,23 @@ export function NewTaskDialog({ project, onClose, onCreated }: { project: { id: 
   };
 
   return (
-    <div className="fixed inset-0 z-50 flex items-start justify-center bg-zinc-900/25 pt-[8vh] backdrop-blur-[1px]" onMouseDown={onClose}>
-      <form
-        role="dialog"
-        aria-label="New task"
-        data-testid="new-task-dialog"
-        onSubmit={submit}
-        onMouseDown={(e) => e.stopPropagation()}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) void submit();
-        }}
-        className="flex max-h-[84vh] w-[640px] flex-col rounded-xl border border-zinc-200 bg-white shadow-2xl"
-      >
-        <div className="flex items-center gap-2 border-b border-zinc-100 px-4 py-2.5">
+    <ModalForm
+      label="New task"
+      testId="new-task-dialog"
+      top="pt-[8vh]"
+      className="flex max-h-[84vh] w-[640px] flex-col"
+      onClose={onClose}
+      onSubmit={submit}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) void submit();
+      }}
+      heading={
+        <>
           <span className="rounded bg-zinc-100 px-1.5 font-mono text-[11px] text-zinc-600">{project.key}</span>
           <span className="text-[13px] text-zinc-500">New task</span>
-          <button type="button" onClick={onClose} className="ml-auto rounded p-1 text-zinc-500 hover:bg-zinc-100" aria-label="Close">
-            <XIcon className="size-3.5" />
-          </button>
-        </div>
+        </>
+      }
+    >
         <div className="min-h-0 space-y-3 overflow-y-auto px-4 py-3">
           <input
             ref={titleRef}
@@ -110,25 +107,18 @@ export function NewTaskDialog({ project, onClose, onCreated }: { project: { id: 
             className={`${field} py-2`}
           />
           <div className="grid grid-cols-4 gap-2">
-            <label>
-              <span className={labelCls}>Status</span>
+            <Field label="Status">
               <select aria-label="Status" value={status} onChange={(e) => setStatus(e.target.value as 'todo' | 'backlog')} className={`${field} h-8`}>
                 <option value="todo">Todo</option>
                 <option value="backlog">Backlog</option>
               </select>
-            </label>
-            <label>
-              <span className={labelCls}>Priority</span>
+            </Field>
+            <Field label="Priority">
               <select aria-label="Priority" value={priority} onChange={(e) => setPriority(Number(e.target.value))} className={`${field} h-8`}>
-                {PRIORITY_LABEL.map((p, i) => (
-                  <option key={p} value={i}>
-                    P{i} · {p}
-                  </option>
-                ))}
+                <PriorityOptions />
               </select>
-            </label>
-            <label>
-              <span className={labelCls}>Assignee</span>
+            </Field>
+            <Field label="Assignee">
               <select aria-label="Assignee" value={assignee} onChange={(e) => setAssignee(e.target.value)} className={`${field} h-8`}>
                 <option value="">Unassigned</option>
                 <option value={me.actor_id}>Me</option>
@@ -138,18 +128,15 @@ export function NewTaskDialog({ project, onClose, onCreated }: { project: { id: 
                   </option>
                 ))}
               </select>
-            </label>
-            <label>
-              <span className={labelCls}>Due</span>
+            </Field>
+            <Field label="Due">
               <input type="date" aria-label="Due date" value={due} onChange={(e) => setDue(e.target.value)} className={`${field} h-8`} />
-            </label>
+            </Field>
           </div>
-          <label className="block">
-            <span className={labelCls}>Labels</span>
+          <Field label="Labels">
             <input value={labels} onChange={(e) => setLabels(e.target.value)} placeholder="backend, api (comma separated)" aria-label="Labels" className={`${field} h-8`} />
-          </label>
-          <label className="block">
-            <span className={labelCls}>Acceptance criteria — one per line; all must be met before Done</span>
+          </Field>
+          <Field label="Acceptance criteria — one per line; all must be met before Done">
             <textarea
               value={criteria}
               onChange={(e) => setCriteria(e.target.value)}
@@ -158,26 +145,24 @@ export function NewTaskDialog({ project, onClose, onCreated }: { project: { id: 
               rows={2}
               className={`${field} py-2`}
             />
-          </label>
+          </Field>
           <div>
-            <span className={labelCls}>Depends on — ready only once these are done</span>
+            <span className={fieldLabelCls}>Depends on — ready only once these are done</span>
             <TaskPicker projectId={project.id} value={deps} onChange={setDeps} testId="depends-on-input" />
           </div>
           <div>
-            <span className={labelCls}>Parent task (makes this a subtask)</span>
+            <span className={fieldLabelCls}>Parent task (makes this a subtask)</span>
             <TaskPicker projectId={project.id} value={parent} onChange={setParent} multiple={false} placeholder="Optional" />
           </div>
         </div>
-        <div className="flex items-center gap-2 border-t border-zinc-100 px-4 py-2.5">
-          <span className="text-[11px] text-zinc-500">⌘/Ctrl + Enter to create</span>
-          <button type="button" onClick={onClose} className="ml-auto h-8 rounded-md px-3 text-[13px] text-zinc-600 hover:bg-zinc-100">
-            Cancel
-          </button>
-          <button type="submit" disabled={!title.trim() || busy} data-testid="create-task" className="h-8 rounded-md bg-zinc-900 px-3 text-[13px] font-medium text-white hover:bg-zinc-800 disabled:opacity-40">
-            {busy ? 'Creating…' : 'Create task'}
-          </button>
-        </div>
-      </form>
-    </div>
+        <FormActions
+          className="border-t border-zinc-100 px-4 py-2.5"
+          hint="⌘/Ctrl + Enter to create"
+          onCancel={onClose}
+          disabled={!title.trim() || busy}
+          testId="create-task"
+          submitLabel={busy ? 'Creating…' : 'Create task'}
+        />
+    </ModalForm>
   );
 }
