@@ -14,7 +14,7 @@ import type { ActorOverview } from '@/lib/console/types';
 import { ActorAvatar } from './actor-avatar';
 import { connectSnippets } from '@/lib/mcp/connect';
 import { useMe } from './console-providers';
-import { CloseButton, FormActions } from './form-parts';
+import { CloseButton, FormActions, useSubmitting } from './form-parts';
 import { BotIcon, KeyIcon, PlusIcon, UserIcon, XIcon } from './icons';
 import { CopyBlock } from './copy-button';
 import { Skeleton } from './skeleton';
@@ -281,19 +281,17 @@ function Modal({ title, onClose, children }: { title: string; onClose: () => voi
 
 function ConnectDialog({ onClose, onCreated }: { onClose: () => void; onCreated: (k: NewKey) => void }) {
   const qc = useQueryClient();
-  const toast = useToast();
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState('');
   const [days, setDays] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useSubmitting();
   return (
     <Modal title="Connect an agent" onClose={onClose}>
       <form
         onSubmit={async (e) => {
           e.preventDefault();
           if (!name.trim()) return;
-          setBusy(true);
-          try {
+          await run(async () => {
             const r = await viaAction<NewKey>(
               createAgentAction({
                 name: name.trim(),
@@ -304,10 +302,7 @@ function ConnectDialog({ onClose, onCreated }: { onClose: () => void; onCreated:
             await qc.invalidateQueries({ queryKey: keys.overview });
             await qc.invalidateQueries({ queryKey: keys.actors });
             onCreated(r);
-          } catch (err) {
-            toast.error(err);
-            setBusy(false);
-          }
+          });
         }}
       >
         <p className="mb-3 text-[13px] text-zinc-500">Name it for what it is and where it runs. It gets its own key; its tasks, claims and comments carry this name.</p>

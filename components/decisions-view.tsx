@@ -12,7 +12,7 @@ import { useNow } from '@/lib/console/client/use-now';
 import type { DecisionHit } from '@/lib/console/types';
 import { ObjectThread } from './comment-thread';
 import { ActorAvatar } from './actor-avatar';
-import { Field, FormActions, ModalForm, ProjectOptions, fieldCls, fieldLabelCls } from './form-parts';
+import { Field, FormActions, ModalForm, ProjectOptions, fieldCls, fieldLabelCls, useSubmitting } from './form-parts';
 import { PlusIcon, SearchIcon } from './icons';
 import { Skeleton } from './skeleton';
 import { TimeAgo } from './time-ago';
@@ -47,7 +47,7 @@ export function DecisionDialog({ supersedes, onClose }: { supersedes: DecisionHi
   const [project, setProject] = useState(supersedes?.project_id ?? '');
   const [status, setStatus] = useState<'accepted' | 'proposed'>('accepted');
   const [options, setOptions] = useState<OptionDraft[]>([]);
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useSubmitting();
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => e.key === 'Escape' && onClose();
@@ -58,8 +58,7 @@ export function DecisionDialog({ supersedes, onClose }: { supersedes: DecisionHi
   const submit = async (e?: React.FormEvent) => {
     e?.preventDefault();
     if (!title.trim() || !choice.trim() || busy) return;
-    setBusy(true);
-    try {
+    await run(async () => {
       const opts = options.filter((o) => o.label.trim()).map((o) => ({
         label: o.label.trim(),
         ...(o.summary.trim() ? { summary: o.summary.trim() } : {}),
@@ -79,10 +78,7 @@ export function DecisionDialog({ supersedes, onClose }: { supersedes: DecisionHi
       });
       toast.success(supersedes ? 'Decision superseded' : 'Decision logged');
       onClose();
-    } catch (err) {
-      toast.error(err);
-      setBusy(false);
-    }
+    });
   };
 
   return (

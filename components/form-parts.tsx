@@ -1,6 +1,7 @@
 'use client';
 
 import { useState, type FormEvent, type InputHTMLAttributes, type KeyboardEvent, type ReactNode } from 'react';
+import { useToast } from '@/lib/console/client/toast';
 import { PRIORITY_LABEL, STATUSES, STATUS_LABEL } from '@/lib/console/types';
 import { XIcon } from './icons';
 
@@ -155,4 +156,23 @@ export function AddOnEnterInput({ onAdd, ...props }: Omit<InputHTMLAttributes<HT
       }}
     />
   );
+}
+
+/**
+ * A form's submit state: run(work) marks it busy and awaits the work; a refusal is toasted and the form
+ * is free again, while success leaves it busy (the form closes or navigates away).
+ */
+export function useSubmitting() {
+  const toast = useToast();
+  const [busy, setBusy] = useState(false);
+  const run = async (work: () => Promise<unknown>) => {
+    setBusy(true);
+    try {
+      await work();
+    } catch (err) {
+      toast.error(err);
+      setBusy(false);
+    }
+  };
+  return { busy, run };
 }

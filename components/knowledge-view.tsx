@@ -11,7 +11,7 @@ import { useNow } from '@/lib/console/client/use-now';
 
 import type { NoteHit } from '@/lib/console/types';
 import { ObjectThread } from './comment-thread';
-import { FormActions, ModalForm, fieldCls } from './form-parts';
+import { FormActions, ModalForm, fieldCls, useSubmitting } from './form-parts';
 import { PlusIcon, SearchIcon } from './icons';
 import { Markdown } from './markdown';
 import { Skeleton } from './skeleton';
@@ -52,12 +52,11 @@ function NoteDialog({ onClose }: { onClose: () => void }) {
   const [project, setProject] = useState('');
   const [tags, setTags] = useState('');
   const [expires, setExpires] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useSubmitting();
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     if (!title.trim() || !body.trim() || busy) return;
-    setBusy(true);
-    try {
+    await run(async () => {
       const res = await writeTool<{ embedding_status: string }>('knowledge_write', {
         title: title.trim(),
         body,
@@ -68,10 +67,7 @@ function NoteDialog({ onClose }: { onClose: () => void }) {
       });
       toast.success('Note saved', res.embedding_status === 'pending' ? 'searchable by meaning in a moment' : undefined);
       onClose();
-    } catch (err) {
-      toast.error(err);
-      setBusy(false);
-    }
+    });
   };
   return (
     <ModalForm label="Write a note" className="w-[620px]" onClose={onClose} onSubmit={submit} heading={<span className="text-[13px] text-zinc-500">Write a note</span>}>

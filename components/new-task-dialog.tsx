@@ -7,7 +7,7 @@ import { useActors } from '@/lib/console/client/hooks';
 import { writeTool } from '@/lib/console/client/mutations';
 import type { TaskFull } from '@/lib/console/types';
 import { useMe } from './console-providers';
-import { Field, FormActions, ModalForm, PriorityOptions, fieldCls, fieldLabelCls } from './form-parts';
+import { Field, FormActions, ModalForm, PriorityOptions, fieldCls, fieldLabelCls, useSubmitting } from './form-parts';
 import { TaskPicker, type PickedTask } from './task-picker';
 import { useToast } from '@/lib/console/client/toast';
 
@@ -29,7 +29,7 @@ export function NewTaskDialog({ project, onClose, onCreated }: { project: { id: 
   const [criteria, setCriteria] = useState('');
   const [deps, setDeps] = useState<PickedTask[]>([]);
   const [parent, setParent] = useState<PickedTask[]>([]);
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useSubmitting();
   const titleRef = useRef<HTMLInputElement>(null);
 
   const close = useRef(onClose);
@@ -45,8 +45,7 @@ export function NewTaskDialog({ project, onClose, onCreated }: { project: { id: 
   const submit = async (e?: React.FormEvent) => {
     e?.preventDefault();
     if (!title.trim() || busy) return;
-    setBusy(true);
-    try {
+    await run(async () => {
       const res = await writeTool<{ task: TaskFull; ref: string }>('task_create', {
         project_id: project.id,
         title: title.trim(),
@@ -63,10 +62,7 @@ export function NewTaskDialog({ project, onClose, onCreated }: { project: { id: 
       placeRow(qc, res.task);
       toast.success(`Created ${res.ref}`, res.task.open_blockers ? `waits on ${res.task.open_blockers} task(s) before it is ready` : undefined);
       onCreated(res.ref);
-    } catch (err) {
-      toast.error(err);
-      setBusy(false);
-    }
+    });
   };
 
   return (

@@ -10,7 +10,7 @@ import { writeTool } from '@/lib/console/client/mutations';
 import type { Project } from '@/lib/console/types';
 import { FolderIcon, PlusIcon } from './icons';
 import { Skeleton } from './skeleton';
-import { useToast } from '@/lib/console/client/toast';
+import { useSubmitting } from './form-parts';
 
 function Progress({ p }: { p: Project }) {
   const total = p.tasks?.total ?? 0;
@@ -78,16 +78,14 @@ export function ProjectsView() {
 function NewProjectForm({ first, onCancel }: { first: boolean; onCancel?: () => void }) {
   const qc = useQueryClient();
   const router = useRouter();
-  const toast = useToast();
   const [title, setTitle] = useState('');
   const [key, setKey] = useState('');
   const [summary, setSummary] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useSubmitting();
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     if (!title.trim()) return;
-    setBusy(true);
-    try {
+    await run(async () => {
       const res = await writeTool<{ key: string }>('project_create', {
         title: title.trim(),
         ...(key.trim() ? { key: key.trim() } : {}),
@@ -95,10 +93,7 @@ function NewProjectForm({ first, onCancel }: { first: boolean; onCancel?: () => 
       });
       await qc.invalidateQueries({ queryKey: keys.projects });
       router.push(`/projects/${res.key}`);
-    } catch (err) {
-      toast.error(err);
-      setBusy(false);
-    }
+    });
   };
   const field = 'h-8 w-full rounded-md border border-zinc-200 px-2.5 text-[13px] placeholder:text-zinc-400 focus:border-indigo-400 focus:outline-none';
   return (
