@@ -12,7 +12,7 @@ import { useNow } from '@/lib/console/client/use-now';
 import type { DecisionHit } from '@/lib/console/types';
 import { ObjectThread } from './comment-thread';
 import { ActorAvatar } from './actor-avatar';
-import { Field, FormActions, ModalForm, ProjectOptions, fieldCls, fieldLabelCls, useSubmitting } from './form-parts';
+import { Field, FormActions, ModalForm, ProjectOptions, SelectField, fieldCls, fieldLabelCls, useSubmitting } from './form-parts';
 import { PlusIcon, SearchIcon } from './icons';
 import { Skeleton } from './skeleton';
 import { TimeAgo } from './time-ago';
@@ -97,17 +97,13 @@ export function DecisionDialog({ supersedes, onClose }: { supersedes: DecisionHi
             <textarea value={choice} onChange={(e) => setChoice(e.target.value)} aria-label="Choice" rows={2} className={`${field} py-2`} />
           </Field>
           <div className="grid grid-cols-2 gap-2">
-            <Field label="Project">
-              <select aria-label="Project" value={project} onChange={(e) => setProject(e.target.value)} className={`${field} h-8`}>
-                <ProjectOptions projects={projects.data} none="Whole workspace" />
-              </select>
-            </Field>
-            <Field label="Status">
-              <select aria-label="Status" value={status} onChange={(e) => setStatus(e.target.value as 'accepted' | 'proposed')} className={`${field} h-8`}>
-                <option value="accepted">Accepted</option>
-                <option value="proposed">Proposed</option>
-              </select>
-            </Field>
+            <SelectField label="Project" value={project} onChange={setProject}>
+              <ProjectOptions projects={projects.data} none="Whole workspace" />
+            </SelectField>
+            <SelectField label="Status" value={status} onChange={(v) => setStatus(v as 'accepted' | 'proposed')}>
+              <option value="accepted">Accepted</option>
+              <option value="proposed">Proposed</option>
+            </SelectField>
           </div>
           <Field label="Context — what forced the choice">
             <textarea value={context} onChange={(e) => setContext(e.target.value)} aria-label="Context" rows={2} className={`${field} py-2`} />

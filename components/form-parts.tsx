@@ -24,6 +24,17 @@ export function Field({ label, className = 'block', children }: { label: string;
   );
 }
 
+/** A labelled select of a dialog form; its caption is also its accessible name. */
+export function SelectField({ label, value, onChange, children }: { label: string; value: string | number; onChange: (value: string) => void; children: ReactNode }) {
+  return (
+    <Field label={label}>
+      <select aria-label={label} value={value} onChange={(e) => onChange(e.target.value)} className={`${fieldCls} h-8`}>
+        {children}
+      </select>
+    </Field>
+  );
+}
+
 /** The × that closes a dialog. */
 export function CloseButton({ onClose }: { onClose: () => void }) {
   return (

@@ -7,7 +7,7 @@ import { useActors } from '@/lib/console/client/hooks';
 import { writeTool } from '@/lib/console/client/mutations';
 import type { TaskFull } from '@/lib/console/types';
 import { useMe } from './console-providers';
-import { Field, FormActions, ModalForm, PriorityOptions, fieldCls, fieldLabelCls, useSubmitting } from './form-parts';
+import { Field, FormActions, ModalForm, PriorityOptions, SelectField, fieldCls, fieldLabelCls, useSubmitting } from './form-parts';
 import { TaskPicker, type PickedTask } from './task-picker';
 import { useToast } from '@/lib/console/client/toast';
 
@@ -103,28 +103,22 @@ export function NewTaskDialog({ project, onClose, onCreated }: { project: { id: 
             className={`${field} py-2`}
           />
           <div className="grid grid-cols-4 gap-2">
-            <Field label="Status">
-              <select aria-label="Status" value={status} onChange={(e) => setStatus(e.target.value as 'todo' | 'backlog')} className={`${field} h-8`}>
-                <option value="todo">Todo</option>
-                <option value="backlog">Backlog</option>
-              </select>
-            </Field>
-            <Field label="Priority">
-              <select aria-label="Priority" value={priority} onChange={(e) => setPriority(Number(e.target.value))} className={`${field} h-8`}>
-                <PriorityOptions />
-              </select>
-            </Field>
-            <Field label="Assignee">
-              <select aria-label="Assignee" value={assignee} onChange={(e) => setAssignee(e.target.value)} className={`${field} h-8`}>
-                <option value="">Unassigned</option>
-                <option value={me.actor_id}>Me</option>
-                {(actors.data ?? []).filter((a) => a.id !== me.actor_id).map((a) => (
-                  <option key={a.id} value={a.id}>
-                    {a.display_name} {a.kind === 'agent' ? '(agent)' : ''}
-                  </option>
-                ))}
-              </select>
-            </Field>
+            <SelectField label="Status" value={status} onChange={(v) => setStatus(v as 'todo' | 'backlog')}>
+              <option value="todo">Todo</option>
+              <option value="backlog">Backlog</option>
+            </SelectField>
+            <SelectField label="Priority" value={priority} onChange={(v) => setPriority(Number(v))}>
+              <PriorityOptions />
+            </SelectField>
+            <SelectField label="Assignee" value={assignee} onChange={setAssignee}>
+              <option value="">Unassigned</option>
+              <option value={me.actor_id}>Me</option>
+              {(actors.data ?? []).filter((a) => a.id !== me.actor_id).map((a) => (
+                <option key={a.id} value={a.id}>
+                  {a.display_name} {a.kind === 'agent' ? '(agent)' : ''}
+                </option>
+              ))}
+            </SelectField>
             <Field label="Due">
               <input type="date" aria-label="Due date" value={due} onChange={(e) => setDue(e.target.value)} className={`${field} h-8`} />
             </Field>
