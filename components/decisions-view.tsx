@@ -12,9 +12,10 @@ import { useNow } from '@/lib/console/client/use-now';
 import type { DecisionHit } from '@/lib/console/types';
 import { ObjectThread } from './comment-thread';
 import { ActorAvatar } from './actor-avatar';
-import { Field, FormActions, ModalForm, ProjectOptions, SelectField, fieldCls, fieldLabelCls, useSubmitting } from './form-parts';
-import { PlusIcon, SearchIcon } from './icons';
-import { Skeleton } from './skeleton';
+import { Field, FormActions, ModalForm, ProjectOptions, SelectField, fieldCls, fieldLabelCls, filterSelectCls, useSubmitting } from './form-parts';
+import { AddButton, EmptyState, ExampleCall } from './page-parts';
+import { SearchIcon } from './icons';
+import { SkeletonRows } from './skeleton';
 import { TimeAgo } from './time-ago';
 
 const STATUS_TONE: Record<DecisionHit['status'], string> = {
@@ -265,24 +266,26 @@ export function DecisionsView() {
           <label className="flex items-center gap-1.5 text-[12px] text-zinc-600">
             <input type="checkbox" checked={showSuperseded} onChange={(e) => setShowSuperseded(e.target.checked)} /> Show superseded
           </label>
-          <select aria-label="Project" value={project} onChange={(e) => setProject(e.target.value)} className="h-7 rounded-md border border-zinc-200 bg-white px-2 text-[12px]">
+          <select aria-label="Project" value={project} onChange={(e) => setProject(e.target.value)} className={filterSelectCls}>
             <ProjectOptions projects={projects.data} none="All projects" />
           </select>
-          <button onClick={() => setDialog({ supersedes: null })} className="inline-flex h-7 items-center gap-1 rounded-md bg-zinc-900 px-2.5 text-[12px] font-medium text-white" data-testid="log-decision">
-            <PlusIcon className="size-3.5" /> Log decision
-          </button>
+          <AddButton onClick={() => setDialog({ supersedes: null })} testId="log-decision">
+            Log decision
+          </AddButton>
         </div>
       </header>
       <div className="min-h-0 flex-1 overflow-y-auto px-6 py-5">
-        {list.isPending && <div className="space-y-3">{[0, 1, 2].map((i) => <Skeleton key={i} className="h-16" />)}</div>}
+        {list.isPending && <SkeletonRows className="h-16" gap="space-y-3" />}
         {list.data && rows.length === 0 && (
-          <div className="mx-auto mt-10 max-w-lg rounded-xl border border-dashed border-zinc-300 p-6 text-[13px] text-zinc-600" data-testid="decisions-empty">
-            <p className="font-medium text-zinc-800">{q.trim() ? 'No decision matches.' : 'No decisions yet.'}</p>
+          <EmptyState title={q.trim() ? 'No decision matches.' : 'No decisions yet.'} testId="decisions-empty">
             <p className="mt-2">Agents record the choices others must follow with <code className="rounded bg-zinc-100 px-1">decision_log</code>:</p>
-            <pre className="mt-2 overflow-x-auto rounded-md bg-zinc-50 p-2 text-[11px]">{`{"tool": "decision_log", "arguments": {"title": "Money as integer cents",
-  "choice": "Store amounts as integer cents", "project_id": "PAY"}}`}</pre>
+            <ExampleCall
+              label="Example decision_log call"
+              code={`{"tool": "decision_log", "arguments": {"title": "Money as integer cents",
+  "choice": "Store amounts as integer cents", "project_id": "PAY"}}`}
+            />
             <p className="mt-2">To change one, they log a new decision with <code className="rounded bg-zinc-100 px-1">supersedes_decision_id</code>. You can log one here too.</p>
-          </div>
+          </EmptyState>
         )}
         {rows.length > 0 && (
           <ol className="relative mx-auto max-w-3xl space-y-3 before:absolute before:top-2 before:bottom-2 before:left-[4px] before:w-px before:bg-zinc-200" data-testid="decision-timeline">

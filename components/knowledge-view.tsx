@@ -12,9 +12,10 @@ import { useNow } from '@/lib/console/client/use-now';
 import type { NoteHit } from '@/lib/console/types';
 import { ObjectThread } from './comment-thread';
 import { FormActions, ModalForm, fieldCls, useSubmitting } from './form-parts';
-import { PlusIcon, SearchIcon } from './icons';
+import { AddButton, EmptyState, ExampleCall } from './page-parts';
+import { SearchIcon } from './icons';
 import { Markdown } from './markdown';
-import { Skeleton } from './skeleton';
+import { SkeletonRows } from './skeleton';
 import { TimeAgo } from './time-ago';
 
 const KINDS = ['note', 'runbook', 'finding', 'snippet'] as const;
@@ -137,20 +138,20 @@ export function KnowledgeView() {
             <option value="">All projects</option>
             {projects.data?.map((p) => <option key={p.id} value={p.id}>{p.key}</option>)}
           </select>
-          <button onClick={() => setWriting(true)} className="inline-flex h-7 items-center gap-1 rounded-md bg-zinc-900 px-2.5 text-[12px] font-medium text-white">
-            <PlusIcon className="size-3.5" /> Write note
-          </button>
+          <AddButton onClick={() => setWriting(true)}>Write note</AddButton>
         </div>
       </header>
       <div className="min-h-0 flex-1 overflow-y-auto px-6 py-5">
-        {notes.isPending && <div className="space-y-2">{[0, 1, 2].map((i) => <Skeleton key={i} className="h-12" />)}</div>}
+        {notes.isPending && <SkeletonRows className="h-12" />}
         {notes.data && rows.length === 0 && (
-          <div className="mx-auto mt-10 max-w-lg rounded-xl border border-dashed border-zinc-300 p-6 text-[13px] text-zinc-600" data-testid="knowledge-empty">
-            <p className="font-medium text-zinc-800">{query ? 'Nothing found.' : 'No knowledge yet.'}</p>
+          <EmptyState title={query ? 'Nothing found.' : 'No knowledge yet.'} testId="knowledge-empty">
             <p className="mt-2">Agents save what the next actor should know with <code className="rounded bg-zinc-100 px-1">knowledge_write</code> and look before redoing research with <code className="rounded bg-zinc-100 px-1">knowledge_search</code>:</p>
-            <pre tabIndex={0} aria-label="Example knowledge_write call" className="mt-2 overflow-x-auto rounded-md bg-zinc-50 p-2 text-[11px] focus-visible:ring-2 focus-visible:ring-indigo-300 focus-visible:outline-none">{`{"tool": "knowledge_write", "arguments": {"title": "Refund tests need the sandbox flag",
-  "body": "Set PAYMENTS_SANDBOX=1 or the first call hangs.", "kind": "finding"}}`}</pre>
-          </div>
+            <ExampleCall
+              label="Example knowledge_write call"
+              code={`{"tool": "knowledge_write", "arguments": {"title": "Refund tests need the sandbox flag",
+  "body": "Set PAYMENTS_SANDBOX=1 or the first call hangs.", "kind": "finding"}}`}
+            />
+          </EmptyState>
         )}
         <ul className="mx-auto max-w-3xl space-y-2" data-testid="notes">
           {rows.map((n) => (

@@ -10,7 +10,8 @@ import { writeTool } from '@/lib/console/client/mutations';
 import { useToast } from '@/lib/console/client/toast';
 import type { SkillRow, SkillUpsertOutput } from '@/lib/console/types';
 import { FormActions, fieldCls } from './form-parts';
-import { AlertIcon, PlusIcon } from './icons';
+import { AddButton } from './page-parts';
+import { AlertIcon } from './icons';
 import { Markdown } from './markdown';
 import { Skeleton } from './skeleton';
 
@@ -117,9 +118,7 @@ export function SkillsView() {
             <option value="">Workspace library</option>
             {projects.data?.map((p) => <option key={p.id} value={p.id}>{p.key} · {p.title}</option>)}
           </select>
-          <button onClick={() => setEditing('new')} className="inline-flex h-7 items-center gap-1 rounded-md bg-zinc-900 px-2.5 text-[12px] font-medium text-white">
-            <PlusIcon className="size-3.5" /> New skill
-          </button>
+          <AddButton onClick={() => setEditing('new')}>New skill</AddButton>
         </div>
       </header>
       <div className="flex min-h-0 flex-1">
