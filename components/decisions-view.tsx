@@ -13,8 +13,7 @@ import type { DecisionHit } from '@/lib/console/types';
 import { ObjectThread } from './comment-thread';
 import { ActorAvatar } from './actor-avatar';
 import { Field, FormActions, ModalForm, ProjectOptions, SelectField, fieldCls, fieldLabelCls, filterSelectCls, useSubmitting } from './form-parts';
-import { AddButton, EmptyState, ExampleCall } from './page-parts';
-import { SearchIcon } from './icons';
+import { AddButton, EmptyState, ExampleCall, SearchField } from './page-parts';
 import { SkeletonRows } from './skeleton';
 import { TimeAgo } from './time-ago';
 
@@ -257,10 +256,7 @@ export function DecisionsView() {
     <div className="flex min-h-0 flex-1 flex-col">
       <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-4">
         <h1 className="text-[13px] font-semibold">Decisions</h1>
-        <div className="relative ml-4">
-          <SearchIcon className="pointer-events-none absolute top-1/2 left-2 size-3.5 -translate-y-1/2 text-zinc-500" />
-          <input value={q} onChange={(e) => setQ(e.target.value)} placeholder="Recall by meaning…" aria-label="Recall decisions" className="h-7 w-64 rounded-md border border-zinc-200 pr-2 pl-7 text-[12px] focus:border-indigo-400 focus:outline-none" />
-        </div>
+        <SearchField value={q} onChange={setQ} placeholder="Recall by meaning…" label="Recall decisions" width="w-64" />
         {list.data && q.trim() && <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-[11px] text-zinc-600" data-testid="decision-mode">{list.data.mode}</span>}
         <div className="ml-auto flex items-center gap-3">
           <label className="flex items-center gap-1.5 text-[12px] text-zinc-600">

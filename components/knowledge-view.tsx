@@ -12,8 +12,7 @@ import { useNow } from '@/lib/console/client/use-now';
 import type { NoteHit } from '@/lib/console/types';
 import { ObjectThread } from './comment-thread';
 import { FormActions, ModalForm, fieldCls, useSubmitting } from './form-parts';
-import { AddButton, EmptyState, ExampleCall } from './page-parts';
-import { SearchIcon } from './icons';
+import { AddButton, EmptyState, ExampleCall, SearchField } from './page-parts';
 import { Markdown } from './markdown';
 import { SkeletonRows } from './skeleton';
 import { TimeAgo } from './time-ago';
@@ -113,10 +112,7 @@ export function KnowledgeView() {
     <div className="flex min-h-0 flex-1 flex-col">
       <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-4">
         <h1 className="text-[13px] font-semibold">Knowledge</h1>
-        <div className="relative ml-4">
-          <SearchIcon className="pointer-events-none absolute top-1/2 left-2 size-3.5 -translate-y-1/2 text-zinc-500" />
-          <input value={q} onChange={(e) => setQ(e.target.value)} placeholder="Ask in your own words…" aria-label="Search knowledge" data-testid="knowledge-search" className="h-7 w-72 rounded-md border border-zinc-200 pr-2 pl-7 text-[12px] focus:border-indigo-400 focus:outline-none" />
-        </div>
+        <SearchField value={q} onChange={setQ} placeholder="Ask in your own words…" label="Search knowledge" testId="knowledge-search" width="w-72" />
         {notes.data && query && (
           <span className="rounded bg-indigo-50 px-1.5 py-0.5 text-[11px] text-indigo-700" data-testid="search-mode" title={notes.data.fallback_reason ?? (notes.data.model ? `model ${notes.data.model}` : '')}>
             {notes.data.mode}

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { PlusIcon } from './icons';
+import { PlusIcon, SearchIcon } from './icons';
 
 /** The dark "+ New …" button of a page header. */
 export function AddButton({ onClick, testId, className = '', children }: { onClick: () => void; testId?: string; className?: string; children: ReactNode }) {
@@ -26,5 +26,15 @@ export function ExampleCall({ label, code }: { label: string; code: string }) {
     <pre tabIndex={0} aria-label={label} className="mt-2 overflow-x-auto rounded-md bg-zinc-50 p-2 text-[11px] focus-visible:ring-2 focus-visible:ring-indigo-300 focus-visible:outline-none">
       {code}
     </pre>
+  );
+}
+
+/** The search box of a page header: a magnifier inside a compact text field. */
+export function SearchField({ value, onChange, placeholder, label, testId, width }: { value: string; onChange: (q: string) => void; placeholder: string; label: string; testId?: string; width: string }) {
+  return (
+    <div className="relative ml-4">
+      <SearchIcon className="pointer-events-none absolute top-1/2 left-2 size-3.5 -translate-y-1/2 text-zinc-500" />
+      <input value={value} onChange={(e) => onChange(e.target.value)} placeholder={placeholder} aria-label={label} data-testid={testId} className={`h-7 ${width} rounded-md border border-zinc-200 pr-2 pl-7 text-[12px] focus:border-indigo-400 focus:outline-none`} />
+    </div>
   );
 }
