@@ -1,15 +1,9 @@
 import type { Metadata } from 'next';
-import { Suspense } from 'react';
 import { DecisionsView } from '@/components/decisions-view';
-import { requireSession } from '@/lib/console/auth';
+import { SignedInView } from '../signed-in';
 
 export const metadata: Metadata = { title: 'Decisions · Bullpen' };
 
-export default async function DecisionsPage() {
-  await requireSession();
-  return (
-    <Suspense>
-      <DecisionsView />
-    </Suspense>
-  );
+export default function DecisionsPage() {
+  return <SignedInView><DecisionsView /></SignedInView>;
 }

@@ -1,15 +1,9 @@
 import type { Metadata } from 'next';
-import { Suspense } from 'react';
 import { KnowledgeView } from '@/components/knowledge-view';
-import { requireSession } from '@/lib/console/auth';
+import { SignedInView } from '../signed-in';
 
 export const metadata: Metadata = { title: 'Knowledge · Bullpen' };
 
-export default async function KnowledgePage() {
-  await requireSession();
-  return (
-    <Suspense>
-      <KnowledgeView />
-    </Suspense>
-  );
+export default function KnowledgePage() {
+  return <SignedInView><KnowledgeView /></SignedInView>;
 }

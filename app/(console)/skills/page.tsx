@@ -1,15 +1,9 @@
 import type { Metadata } from 'next';
-import { Suspense } from 'react';
 import { SkillsView } from '@/components/skills-view';
-import { requireSession } from '@/lib/console/auth';
+import { SignedInView } from '../signed-in';
 
 export const metadata: Metadata = { title: 'Skills · Bullpen' };
 
-export default async function SkillsPage() {
-  await requireSession();
-  return (
-    <Suspense>
-      <SkillsView />
-    </Suspense>
-  );
+export default function SkillsPage() {
+  return <SignedInView><SkillsView /></SignedInView>;
 }

@@ -1,13 +1,10 @@
-import type { Metadata } from 'next';
 import { ProjectBoard } from '@/components/board';
 import { requireSession } from '@/lib/console/auth';
+import { projectKeyOf, projectRoomTitle, type ProjectPageProps } from './project-params';
 
-export async function generateMetadata({ params }: { params: Promise<{ key: string }> }): Promise<Metadata> {
-  return { title: `${(await params).key.toUpperCase()} board · Bullpen` };
-}
+export const generateMetadata = projectRoomTitle('board');
 
-export default async function BoardPage({ params }: { params: Promise<{ key: string }> }) {
+export default async function BoardPage({ params }: ProjectPageProps) {
   await requireSession();
-  const { key } = await params;
-  return <ProjectBoard projectKey={decodeURIComponent(key).toUpperCase()} />;
+  return <ProjectBoard projectKey={await projectKeyOf(params)} />;
 }

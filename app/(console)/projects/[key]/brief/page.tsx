@@ -1,13 +1,10 @@
-import type { Metadata } from 'next';
 import { ProjectBriefView } from '@/components/project-brief';
 import { requireSession } from '@/lib/console/auth';
+import { projectKeyOf, projectRoomTitle, type ProjectPageProps } from '../project-params';
 
-export async function generateMetadata({ params }: { params: Promise<{ key: string }> }): Promise<Metadata> {
-  return { title: `${(await params).key.toUpperCase()} brief · Bullpen` };
-}
+export const generateMetadata = projectRoomTitle('brief');
 
-export default async function BriefPage({ params }: { params: Promise<{ key: string }> }) {
+export default async function BriefPage({ params }: ProjectPageProps) {
   await requireSession();
-  const { key } = await params;
-  return <ProjectBriefView projectKey={decodeURIComponent(key).toUpperCase()} />;
+  return <ProjectBriefView projectKey={await projectKeyOf(params)} />;
 }

@@ -1,19 +1,17 @@
-import type { Metadata } from 'next';
 import { InsightsView } from '@/components/insights-view';
 import { requireSession } from '@/lib/console/auth';
 import type { ProjectInsights } from '@/lib/console/client/insights';
 import { runTool } from '@/lib/console/ops';
 import { getDb } from '@/lib/db';
+import { projectKeyOf, projectRoomTitle, type ProjectPageProps } from '../project-params';
 
-export async function generateMetadata({ params }: { params: Promise<{ key: string }> }): Promise<Metadata> {
-  return { title: `${(await params).key.toUpperCase()} insights · Bullpen` };
-}
+export const generateMetadata = projectRoomTitle('insights');
 
 /** The default window's figures come with the page (the same tool, as the signed-in person), so
  * the charts draw on first paint; the view refetches once the live feed is subscribed. */
-export default async function InsightsPage({ params }: { params: Promise<{ key: string }> }) {
+export default async function InsightsPage({ params }: ProjectPageProps) {
   const session = await requireSession();
-  const projectKey = decodeURIComponent((await params).key).toUpperCase();
+  const projectKey = await projectKeyOf(params);
   const env = await runTool({ db: await getDb(), claims: session.claims }, 'project_insights', { project_id: projectKey, days: 30 });
   const initial = env.ok ? (env as unknown as ProjectInsights & { ok: true }) : undefined;
   return <InsightsView projectKey={projectKey} initial={initial} />;
