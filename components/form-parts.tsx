@@ -11,8 +11,6 @@ export const fieldCls = 'w-full rounded-md border border-zinc-200 px-2.5 text-[1
 export const fieldLabelCls = 'mb-1 block text-[12px] font-medium text-zinc-600';
 /** The compact select of a page header or filter bar. */
 export const filterSelectCls = 'h-7 rounded-md border border-zinc-200 bg-white px-2 text-[12px] text-zinc-700 focus:border-indigo-400 focus:outline-none';
-/** The compact text input of an inline form (a link, a remote). */
-export const inlineInputCls = 'h-7 min-w-0 rounded-md border border-zinc-200 px-2 text-[12px] focus:border-indigo-400 focus:outline-none';
 
 /** A labelled form field: the caption above, the control below. */
 export function Field({ label, className = 'block', children }: { label: string; className?: string; children: ReactNode }) {
@@ -186,4 +184,23 @@ export function useSubmitting() {
     }
   };
   return { busy, run };
+}
+
+/** The compact text input of an inline form (a link, a remote): Enter submits the form's action. */
+export function InlineInput({
+  value,
+  onChange,
+  onEnter,
+  className,
+  ...props
+}: Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange' | 'onKeyDown'> & { value: string; onChange: (value: string) => void; onEnter: () => void; className: string }) {
+  return (
+    <input
+      {...props}
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+      onKeyDown={(e) => e.key === 'Enter' && onEnter()}
+      className={`h-7 min-w-0 rounded-md border border-zinc-200 px-2 text-[12px] focus:border-indigo-400 focus:outline-none ${className}`}
+    />
+  );
 }
