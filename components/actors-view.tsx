@@ -284,26 +284,22 @@ function ConnectDialog({ onClose, onCreated }: { onClose: () => void; onCreated:
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState('');
   const [days, setDays] = useState('');
-  const { busy, run } = useSubmitting();
+  const { busy, submitter } = useSubmitting();
   return (
     <Modal title="Connect an agent" onClose={onClose}>
       <form
-        onSubmit={async (e) => {
-          e.preventDefault();
-          if (!name.trim()) return;
-          await run(async () => {
-            const r = await viaAction<NewKey>(
-              createAgentAction({
-                name: name.trim(),
-                ...(scopes.trim() ? { scopes: scopes.trim() } : {}),
-                ...(days.trim() ? { expires_in_days: Number(days) } : {}),
-              }),
-            );
-            await qc.invalidateQueries({ queryKey: keys.overview });
-            await qc.invalidateQueries({ queryKey: keys.actors });
-            onCreated(r);
-          });
-        }}
+        onSubmit={submitter(name.trim(), async () => {
+          const r = await viaAction<NewKey>(
+            createAgentAction({
+              name: name.trim(),
+              ...(scopes.trim() ? { scopes: scopes.trim() } : {}),
+              ...(days.trim() ? { expires_in_days: Number(days) } : {}),
+            }),
+          );
+          await qc.invalidateQueries({ queryKey: keys.overview });
+          await qc.invalidateQueries({ queryKey: keys.actors });
+          onCreated(r);
+        })}
       >
         <p className="mb-3 text-[13px] text-zinc-500">Name it for what it is and where it runs. It gets its own key; its tasks, claims and comments carry this name.</p>
         <input autoFocus value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. claude-backend" aria-label="Agent name" data-testid="agent-name" className="h-8 w-full rounded-md border border-zinc-200 px-2.5 text-[13px] focus:border-indigo-400 focus:outline-none" />

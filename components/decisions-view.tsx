@@ -47,7 +47,7 @@ export function DecisionDialog({ supersedes, onClose }: { supersedes: DecisionHi
   const [project, setProject] = useState(supersedes?.project_id ?? '');
   const [status, setStatus] = useState<'accepted' | 'proposed'>('accepted');
   const [options, setOptions] = useState<OptionDraft[]>([]);
-  const { busy, run } = useSubmitting();
+  const { busy, submitter } = useSubmitting();
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => e.key === 'Escape' && onClose();
@@ -55,31 +55,27 @@ export function DecisionDialog({ supersedes, onClose }: { supersedes: DecisionHi
     return () => window.removeEventListener('keydown', onKey);
   }, [onClose]);
 
-  const submit = async (e?: React.FormEvent) => {
-    e?.preventDefault();
-    if (!title.trim() || !choice.trim() || busy) return;
-    await run(async () => {
-      const opts = options.filter((o) => o.label.trim()).map((o) => ({
-        label: o.label.trim(),
-        ...(o.summary.trim() ? { summary: o.summary.trim() } : {}),
-        ...(lines(o.pros).length ? { pros: lines(o.pros) } : {}),
-        ...(lines(o.cons).length ? { cons: lines(o.cons) } : {}),
-      }));
-      await writeTool('decision_log', {
-        title: title.trim(),
-        choice: choice.trim(),
-        status,
-        ...(context.trim() ? { context: context.trim() } : {}),
-        ...(rationale.trim() ? { rationale: rationale.trim() } : {}),
-        ...(consequences.trim() ? { consequences: consequences.trim() } : {}),
-        ...(project ? { project_id: project } : {}),
-        ...(opts.length ? { options: opts } : {}),
-        ...(supersedes ? { supersedes_decision_id: supersedes.id } : {}),
-      });
-      toast.success(supersedes ? 'Decision superseded' : 'Decision logged');
-      onClose();
+  const submit = submitter(title.trim() && choice.trim(), async () => {
+    const opts = options.filter((o) => o.label.trim()).map((o) => ({
+      label: o.label.trim(),
+      ...(o.summary.trim() ? { summary: o.summary.trim() } : {}),
+      ...(lines(o.pros).length ? { pros: lines(o.pros) } : {}),
+      ...(lines(o.cons).length ? { cons: lines(o.cons) } : {}),
+    }));
+    await writeTool('decision_log', {
+      title: title.trim(),
+      choice: choice.trim(),
+      status,
+      ...(context.trim() ? { context: context.trim() } : {}),
+      ...(rationale.trim() ? { rationale: rationale.trim() } : {}),
+      ...(consequences.trim() ? { consequences: consequences.trim() } : {}),
+      ...(project ? { project_id: project } : {}),
+      ...(opts.length ? { options: opts } : {}),
+      ...(supersedes ? { supersedes_decision_id: supersedes.id } : {}),
     });
-  };
+    toast.success(supersedes ? 'Decision superseded' : 'Decision logged');
+    onClose();
+  });
 
   return (
     <ModalForm
@@ -91,52 +87,52 @@ export function DecisionDialog({ supersedes, onClose }: { supersedes: DecisionHi
       onSubmit={submit}
       heading={<span className="text-[13px] text-zinc-500">{supersedes ? `Supersede “${supersedes.title}”` : 'Log a decision'}</span>}
     >
-        <div className="min-h-0 space-y-3 overflow-y-auto px-4 py-3">
-          <input autoFocus value={title} onChange={(e) => setTitle(e.target.value)} placeholder="Title" aria-label="Title" maxLength={500} className="w-full border-0 p-0 text-[16px] font-semibold placeholder:text-zinc-300 focus:outline-none" />
-          <Field label="Choice — what we do">
-            <textarea value={choice} onChange={(e) => setChoice(e.target.value)} aria-label="Choice" rows={2} className={`${field} py-2`} />
-          </Field>
-          <div className="grid grid-cols-2 gap-2">
-            <SelectField label="Project" value={project} onChange={setProject}>
-              <ProjectOptions projects={projects.data} none="Whole workspace" />
-            </SelectField>
-            <SelectField label="Status" value={status} onChange={(v) => setStatus(v as 'accepted' | 'proposed')}>
-              <option value="accepted">Accepted</option>
-              <option value="proposed">Proposed</option>
-            </SelectField>
-          </div>
-          <Field label="Context — what forced the choice">
-            <textarea value={context} onChange={(e) => setContext(e.target.value)} aria-label="Context" rows={2} className={`${field} py-2`} />
-          </Field>
-          <Field label="Rationale">
-            <textarea value={rationale} onChange={(e) => setRationale(e.target.value)} aria-label="Rationale" rows={2} className={`${field} py-2`} />
-          </Field>
-          <Field label="Consequences">
-            <textarea value={consequences} onChange={(e) => setConsequences(e.target.value)} aria-label="Consequences" rows={2} className={`${field} py-2`} />
-          </Field>
-          <div>
-            <div className="mb-1 flex items-center">
-              <span className={fieldLabelCls}>Options weighed</span>
-              <button type="button" onClick={() => setOptions((o) => [...o, emptyOption()])} className="ml-auto text-[12px] text-indigo-600 hover:underline">
-                + Add option
-              </button>
-            </div>
-            {options.map((o, i) => (
-              <div key={i} className="mb-2 grid grid-cols-2 gap-2 rounded-md border border-zinc-100 p-2">
-                <input value={o.label} onChange={(e) => setOptions((all) => all.map((x, j) => (j === i ? { ...x, label: e.target.value } : x)))} placeholder="Option" aria-label={`Option ${i + 1}`} className={`${field} h-8`} />
-                <input value={o.summary} onChange={(e) => setOptions((all) => all.map((x, j) => (j === i ? { ...x, summary: e.target.value } : x)))} placeholder="Summary" aria-label={`Option ${i + 1} summary`} className={`${field} h-8`} />
-                <textarea value={o.pros} onChange={(e) => setOptions((all) => all.map((x, j) => (j === i ? { ...x, pros: e.target.value } : x)))} placeholder="Pros, one per line" aria-label={`Option ${i + 1} pros`} rows={2} className={`${field} py-1.5`} />
-                <textarea value={o.cons} onChange={(e) => setOptions((all) => all.map((x, j) => (j === i ? { ...x, cons: e.target.value } : x)))} placeholder="Cons, one per line" aria-label={`Option ${i + 1} cons`} rows={2} className={`${field} py-1.5`} />
-              </div>
-            ))}
-          </div>
+      <div className="min-h-0 space-y-3 overflow-y-auto px-4 py-3">
+        <input autoFocus value={title} onChange={(e) => setTitle(e.target.value)} placeholder="Title" aria-label="Title" maxLength={500} className="w-full border-0 p-0 text-[16px] font-semibold placeholder:text-zinc-300 focus:outline-none" />
+        <Field label="Choice — what we do">
+          <textarea value={choice} onChange={(e) => setChoice(e.target.value)} aria-label="Choice" rows={2} className={`${field} py-2`} />
+        </Field>
+        <div className="grid grid-cols-2 gap-2">
+          <SelectField label="Project" value={project} onChange={setProject}>
+            <ProjectOptions projects={projects.data} none="Whole workspace" />
+          </SelectField>
+          <SelectField label="Status" value={status} onChange={(v) => setStatus(v as 'accepted' | 'proposed')}>
+            <option value="accepted">Accepted</option>
+            <option value="proposed">Proposed</option>
+          </SelectField>
         </div>
-        <FormActions
-          className="border-t border-zinc-100 px-4 py-2.5"
-          onCancel={onClose}
-          disabled={!title.trim() || !choice.trim() || busy}
-          submitLabel={supersedes ? 'Supersede' : 'Log decision'}
-        />
+        <Field label="Context — what forced the choice">
+          <textarea value={context} onChange={(e) => setContext(e.target.value)} aria-label="Context" rows={2} className={`${field} py-2`} />
+        </Field>
+        <Field label="Rationale">
+          <textarea value={rationale} onChange={(e) => setRationale(e.target.value)} aria-label="Rationale" rows={2} className={`${field} py-2`} />
+        </Field>
+        <Field label="Consequences">
+          <textarea value={consequences} onChange={(e) => setConsequences(e.target.value)} aria-label="Consequences" rows={2} className={`${field} py-2`} />
+        </Field>
+        <div>
+          <div className="mb-1 flex items-center">
+            <span className={fieldLabelCls}>Options weighed</span>
+            <button type="button" onClick={() => setOptions((o) => [...o, emptyOption()])} className="ml-auto text-[12px] text-indigo-600 hover:underline">
+              + Add option
+            </button>
+          </div>
+          {options.map((o, i) => (
+            <div key={i} className="mb-2 grid grid-cols-2 gap-2 rounded-md border border-zinc-100 p-2">
+              <input value={o.label} onChange={(e) => setOptions((all) => all.map((x, j) => (j === i ? { ...x, label: e.target.value } : x)))} placeholder="Option" aria-label={`Option ${i + 1}`} className={`${field} h-8`} />
+              <input value={o.summary} onChange={(e) => setOptions((all) => all.map((x, j) => (j === i ? { ...x, summary: e.target.value } : x)))} placeholder="Summary" aria-label={`Option ${i + 1} summary`} className={`${field} h-8`} />
+              <textarea value={o.pros} onChange={(e) => setOptions((all) => all.map((x, j) => (j === i ? { ...x, pros: e.target.value } : x)))} placeholder="Pros, one per line" aria-label={`Option ${i + 1} pros`} rows={2} className={`${field} py-1.5`} />
+              <textarea value={o.cons} onChange={(e) => setOptions((all) => all.map((x, j) => (j === i ? { ...x, cons: e.target.value } : x)))} placeholder="Cons, one per line" aria-label={`Option ${i + 1} cons`} rows={2} className={`${field} py-1.5`} />
+            </div>
+          ))}
+        </div>
+      </div>
+      <FormActions
+        className="border-t border-zinc-100 px-4 py-2.5"
+        onCancel={onClose}
+        disabled={!title.trim() || !choice.trim() || busy}
+        submitLabel={supersedes ? 'Supersede' : 'Log decision'}
+      />
     </ModalForm>
   );
 }

@@ -169,7 +169,9 @@ export function AddOnEnterInput({ onAdd, ...props }: Omit<InputHTMLAttributes<HT
 
 /**
  * A form's submit state: run(work) marks it busy and awaits the work; a refusal is toasted and the form
- * is free again, while success leaves it busy (the form closes or navigates away).
+ * is free again, while success leaves it busy (the form closes or navigates away). submitter(ready, work)
+ * is the form's submit handler: it keeps the page from reloading and runs the work only when the form is
+ * ready and not already busy (it may also be called with no event, e.g. from ⌘/Ctrl+Enter).
  */
 export function useSubmitting() {
   const toast = useToast();
@@ -183,7 +185,11 @@ export function useSubmitting() {
       setBusy(false);
     }
   };
-  return { busy, run };
+  const submitter = (ready: unknown, work: () => Promise<unknown>) => (e?: FormEvent) => {
+    e?.preventDefault();
+    if (ready && !busy) void run(work);
+  };
+  return { busy, run, submitter };
 }
 
 /** The compact text input of an inline form (a link, a remote): Enter submits the form's action. */

@@ -52,41 +52,37 @@ function NoteDialog({ onClose }: { onClose: () => void }) {
   const [project, setProject] = useState('');
   const [tags, setTags] = useState('');
   const [expires, setExpires] = useState('');
-  const { busy, run } = useSubmitting();
-  const submit = async (e: React.FormEvent) => {
-    e.preventDefault();
-    if (!title.trim() || !body.trim() || busy) return;
-    await run(async () => {
-      const res = await writeTool<{ embedding_status: string }>('knowledge_write', {
-        title: title.trim(),
-        body,
-        kind,
-        ...(project ? { project_id: project } : {}),
-        ...(tags.trim() ? { tags: [...new Set(tags.split(',').map((t) => t.trim()).filter(Boolean))] } : {}),
-        ...(expires ? { expires_at: new Date(expires).toISOString() } : {}),
-      });
-      toast.success('Note saved', res.embedding_status === 'pending' ? 'searchable by meaning in a moment' : undefined);
-      onClose();
+  const { busy, submitter } = useSubmitting();
+  const submit = submitter(title.trim() && body.trim(), async () => {
+    const res = await writeTool<{ embedding_status: string }>('knowledge_write', {
+      title: title.trim(),
+      body,
+      kind,
+      ...(project ? { project_id: project } : {}),
+      ...(tags.trim() ? { tags: [...new Set(tags.split(',').map((t) => t.trim()).filter(Boolean))] } : {}),
+      ...(expires ? { expires_at: new Date(expires).toISOString() } : {}),
     });
-  };
+    toast.success('Note saved', res.embedding_status === 'pending' ? 'searchable by meaning in a moment' : undefined);
+    onClose();
+  });
   return (
     <ModalForm label="Write a note" className="w-[620px]" onClose={onClose} onSubmit={submit} heading={<span className="text-[13px] text-zinc-500">Write a note</span>}>
-        <div className="space-y-3 px-4 py-3">
-          <input autoFocus value={title} onChange={(e) => setTitle(e.target.value)} placeholder="Title" aria-label="Title" className="w-full border-0 p-0 text-[16px] font-semibold placeholder:text-zinc-300 focus:outline-none" />
-          <textarea value={body} onChange={(e) => setBody(e.target.value)} placeholder="What the next actor should know (Markdown)" aria-label="Body" rows={6} className={`${field} py-2`} />
-          <div className="grid grid-cols-4 gap-2">
-            <select aria-label="Kind" value={kind} onChange={(e) => setKind(e.target.value as (typeof KINDS)[number])} className={`${field} h-8`}>
-              {KINDS.map((k) => <option key={k} value={k}>{k}</option>)}
-            </select>
-            <select aria-label="Project" value={project} onChange={(e) => setProject(e.target.value)} className={`${field} h-8`}>
-              <option value="">Whole workspace</option>
-              {projects.data?.map((p) => <option key={p.id} value={p.id}>{p.key}</option>)}
-            </select>
-            <input value={tags} onChange={(e) => setTags(e.target.value)} placeholder="tags, comma-separated" aria-label="Tags" className={`${field} h-8`} />
-            <input type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} aria-label="Expires" title="Expires (optional)" className={`${field} h-8`} />
-          </div>
+      <div className="space-y-3 px-4 py-3">
+        <input autoFocus value={title} onChange={(e) => setTitle(e.target.value)} placeholder="Title" aria-label="Title" className="w-full border-0 p-0 text-[16px] font-semibold placeholder:text-zinc-300 focus:outline-none" />
+        <textarea value={body} onChange={(e) => setBody(e.target.value)} placeholder="What the next actor should know (Markdown)" aria-label="Body" rows={6} className={`${field} py-2`} />
+        <div className="grid grid-cols-4 gap-2">
+          <select aria-label="Kind" value={kind} onChange={(e) => setKind(e.target.value as (typeof KINDS)[number])} className={`${field} h-8`}>
+            {KINDS.map((k) => <option key={k} value={k}>{k}</option>)}
+          </select>
+          <select aria-label="Project" value={project} onChange={(e) => setProject(e.target.value)} className={`${field} h-8`}>
+            <option value="">Whole workspace</option>
+            {projects.data?.map((p) => <option key={p.id} value={p.id}>{p.key}</option>)}
+          </select>
+          <input value={tags} onChange={(e) => setTags(e.target.value)} placeholder="tags, comma-separated" aria-label="Tags" className={`${field} h-8`} />
+          <input type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} aria-label="Expires" title="Expires (optional)" className={`${field} h-8`} />
         </div>
-        <FormActions className="border-t border-zinc-100 px-4 py-2.5" onCancel={onClose} disabled={!title.trim() || !body.trim() || busy} submitLabel="Save note" />
+      </div>
+      <FormActions className="border-t border-zinc-100 px-4 py-2.5" onCancel={onClose} disabled={!title.trim() || !body.trim() || busy} submitLabel="Save note" />
     </ModalForm>
   );
 }

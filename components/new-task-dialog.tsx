@@ -29,7 +29,7 @@ export function NewTaskDialog({ project, onClose, onCreated }: { project: { id: 
   const [criteria, setCriteria] = useState('');
   const [deps, setDeps] = useState<PickedTask[]>([]);
   const [parent, setParent] = useState<PickedTask[]>([]);
-  const { busy, run } = useSubmitting();
+  const { busy, submitter } = useSubmitting();
   const titleRef = useRef<HTMLInputElement>(null);
 
   const close = useRef(onClose);
@@ -42,28 +42,24 @@ export function NewTaskDialog({ project, onClose, onCreated }: { project: { id: 
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
-  const submit = async (e?: React.FormEvent) => {
-    e?.preventDefault();
-    if (!title.trim() || busy) return;
-    await run(async () => {
-      const res = await writeTool<{ task: TaskFull; ref: string }>('task_create', {
-        project_id: project.id,
-        title: title.trim(),
-        ...(body.trim() ? { body } : {}),
-        status,
-        priority,
-        ...(assignee ? { assignee_actor_id: assignee } : {}),
-        ...(due ? { due_on: due } : {}),
-        ...(labels.trim() ? { labels: [...new Set(labels.split(',').map((l) => l.trim()).filter(Boolean))] } : {}),
-        ...(criteria.trim() ? { acceptance_criteria: criteria.split('\n').map((c) => c.trim()).filter(Boolean) } : {}),
-        ...(deps.length ? { depends_on: deps.map((d) => d.id) } : {}),
-        ...(parent[0] ? { parent_task_id: parent[0].id } : {}),
-      });
-      placeRow(qc, res.task);
-      toast.success(`Created ${res.ref}`, res.task.open_blockers ? `waits on ${res.task.open_blockers} task(s) before it is ready` : undefined);
-      onCreated(res.ref);
+  const submit = submitter(title.trim(), async () => {
+    const res = await writeTool<{ task: TaskFull; ref: string }>('task_create', {
+      project_id: project.id,
+      title: title.trim(),
+      ...(body.trim() ? { body } : {}),
+      status,
+      priority,
+      ...(assignee ? { assignee_actor_id: assignee } : {}),
+      ...(due ? { due_on: due } : {}),
+      ...(labels.trim() ? { labels: [...new Set(labels.split(',').map((l) => l.trim()).filter(Boolean))] } : {}),
+      ...(criteria.trim() ? { acceptance_criteria: criteria.split('\n').map((c) => c.trim()).filter(Boolean) } : {}),
+      ...(deps.length ? { depends_on: deps.map((d) => d.id) } : {}),
+      ...(parent[0] ? { parent_task_id: parent[0].id } : {}),
     });
-  };
+    placeRow(qc, res.task);
+    toast.success(`Created ${res.ref}`, res.task.open_blockers ? `waits on ${res.task.open_blockers} task(s) before it is ready` : undefined);
+    onCreated(res.ref);
+  });
 
   return (
     <ModalForm
@@ -83,76 +79,76 @@ export function NewTaskDialog({ project, onClose, onCreated }: { project: { id: 
         </>
       }
     >
-        <div className="min-h-0 space-y-3 overflow-y-auto px-4 py-3">
-          <input
-            ref={titleRef}
-            value={title}
-            onChange={(e) => setTitle(e.target.value)}
-            placeholder="Task title"
-            aria-label="Title"
-            name="title"
-            maxLength={500}
-            className="w-full border-0 p-0 text-[16px] font-semibold placeholder:text-zinc-300 focus:outline-none"
-          />
+      <div className="min-h-0 space-y-3 overflow-y-auto px-4 py-3">
+        <input
+          ref={titleRef}
+          value={title}
+          onChange={(e) => setTitle(e.target.value)}
+          placeholder="Task title"
+          aria-label="Title"
+          name="title"
+          maxLength={500}
+          className="w-full border-0 p-0 text-[16px] font-semibold placeholder:text-zinc-300 focus:outline-none"
+        />
+        <textarea
+          value={body}
+          onChange={(e) => setBody(e.target.value)}
+          placeholder="Description (Markdown)"
+          aria-label="Description"
+          rows={4}
+          className={`${field} py-2`}
+        />
+        <div className="grid grid-cols-4 gap-2">
+          <SelectField label="Status" value={status} onChange={(v) => setStatus(v as 'todo' | 'backlog')}>
+            <option value="todo">Todo</option>
+            <option value="backlog">Backlog</option>
+          </SelectField>
+          <SelectField label="Priority" value={priority} onChange={(v) => setPriority(Number(v))}>
+            <PriorityOptions />
+          </SelectField>
+          <SelectField label="Assignee" value={assignee} onChange={setAssignee}>
+            <option value="">Unassigned</option>
+            <option value={me.actor_id}>Me</option>
+            {(actors.data ?? []).filter((a) => a.id !== me.actor_id).map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.display_name} {a.kind === 'agent' ? '(agent)' : ''}
+              </option>
+            ))}
+          </SelectField>
+          <Field label="Due">
+            <input type="date" aria-label="Due date" value={due} onChange={(e) => setDue(e.target.value)} className={`${field} h-8`} />
+          </Field>
+        </div>
+        <Field label="Labels">
+          <input value={labels} onChange={(e) => setLabels(e.target.value)} placeholder="backend, api (comma separated)" aria-label="Labels" className={`${field} h-8`} />
+        </Field>
+        <Field label="Acceptance criteria — one per line; all must be met before Done">
           <textarea
-            value={body}
-            onChange={(e) => setBody(e.target.value)}
-            placeholder="Description (Markdown)"
-            aria-label="Description"
-            rows={4}
+            value={criteria}
+            onChange={(e) => setCriteria(e.target.value)}
+            placeholder={'tests pass\ndocs updated'}
+            aria-label="Acceptance criteria"
+            rows={2}
             className={`${field} py-2`}
           />
-          <div className="grid grid-cols-4 gap-2">
-            <SelectField label="Status" value={status} onChange={(v) => setStatus(v as 'todo' | 'backlog')}>
-              <option value="todo">Todo</option>
-              <option value="backlog">Backlog</option>
-            </SelectField>
-            <SelectField label="Priority" value={priority} onChange={(v) => setPriority(Number(v))}>
-              <PriorityOptions />
-            </SelectField>
-            <SelectField label="Assignee" value={assignee} onChange={setAssignee}>
-              <option value="">Unassigned</option>
-              <option value={me.actor_id}>Me</option>
-              {(actors.data ?? []).filter((a) => a.id !== me.actor_id).map((a) => (
-                <option key={a.id} value={a.id}>
-                  {a.display_name} {a.kind === 'agent' ? '(agent)' : ''}
-                </option>
-              ))}
-            </SelectField>
-            <Field label="Due">
-              <input type="date" aria-label="Due date" value={due} onChange={(e) => setDue(e.target.value)} className={`${field} h-8`} />
-            </Field>
-          </div>
-          <Field label="Labels">
-            <input value={labels} onChange={(e) => setLabels(e.target.value)} placeholder="backend, api (comma separated)" aria-label="Labels" className={`${field} h-8`} />
-          </Field>
-          <Field label="Acceptance criteria — one per line; all must be met before Done">
-            <textarea
-              value={criteria}
-              onChange={(e) => setCriteria(e.target.value)}
-              placeholder={'tests pass\ndocs updated'}
-              aria-label="Acceptance criteria"
-              rows={2}
-              className={`${field} py-2`}
-            />
-          </Field>
-          <div>
-            <span className={fieldLabelCls}>Depends on — ready only once these are done</span>
-            <TaskPicker projectId={project.id} value={deps} onChange={setDeps} testId="depends-on-input" />
-          </div>
-          <div>
-            <span className={fieldLabelCls}>Parent task (makes this a subtask)</span>
-            <TaskPicker projectId={project.id} value={parent} onChange={setParent} multiple={false} placeholder="Optional" />
-          </div>
+        </Field>
+        <div>
+          <span className={fieldLabelCls}>Depends on — ready only once these are done</span>
+          <TaskPicker projectId={project.id} value={deps} onChange={setDeps} testId="depends-on-input" />
         </div>
-        <FormActions
-          className="border-t border-zinc-100 px-4 py-2.5"
-          hint="⌘/Ctrl + Enter to create"
-          onCancel={onClose}
-          disabled={!title.trim() || busy}
-          testId="create-task"
-          submitLabel={busy ? 'Creating…' : 'Create task'}
-        />
+        <div>
+          <span className={fieldLabelCls}>Parent task (makes this a subtask)</span>
+          <TaskPicker projectId={project.id} value={parent} onChange={setParent} multiple={false} placeholder="Optional" />
+        </div>
+      </div>
+      <FormActions
+        className="border-t border-zinc-100 px-4 py-2.5"
+        hint="⌘/Ctrl + Enter to create"
+        onCancel={onClose}
+        disabled={!title.trim() || busy}
+        testId="create-task"
+        submitLabel={busy ? 'Creating…' : 'Create task'}
+      />
     </ModalForm>
   );
 }
