@@ -11,6 +11,7 @@ import { useNow } from '@/lib/console/client/use-now';
 import { changeWords } from '@/lib/console/activity-words';
 import type { ActivityItem } from '@/lib/console/types';
 import { ActorAvatar } from './actor-avatar';
+import { ProjectOptions, filterSelectCls } from './form-parts';
 import { Skeleton } from './skeleton';
 import { TimeAgo } from './time-ago';
 
@@ -35,19 +36,14 @@ export function ActivityView() {
   // an "inbox" row only says that someone's inbox changed (it wakes waiting agents): not news here
   const items = feed.data?.pages.flatMap((p) => p.activity).filter((a) => a.object_type !== 'inbox') ?? [];
   if (firstMax.current === null && feed.data) firstMax.current = items[0]?.seq ?? 0;
-  const selectCls = 'h-7 rounded-md border border-zinc-200 bg-white px-2 text-[12px] text-zinc-700 focus:border-indigo-400 focus:outline-none';
+  const selectCls = filterSelectCls;
   return (
     <div className="flex min-h-0 flex-1 flex-col">
       <header className="flex min-h-12 shrink-0 flex-wrap items-center gap-2 border-b border-zinc-200 px-3 py-2 md:px-4">
         <h1 className="text-[13px] font-semibold">Activity</h1>
         <div className="flex min-w-0 gap-2 sm:ml-auto">
           <select aria-label="Project" data-testid="activity-project" value={project} onChange={(e) => setProject(e.target.value)} className={selectCls}>
-            <option value="">All projects</option>
-            {projects.data?.map((p) => (
-              <option key={p.id} value={p.id}>
-                {p.key} · {p.title}
-              </option>
-            ))}
+            <ProjectOptions projects={projects.data} none="All projects" />
           </select>
           <select aria-label="Actor" data-testid="activity-actor" value={actor} onChange={(e) => setActor(e.target.value)} className={selectCls}>
             <option value="">Everyone</option>

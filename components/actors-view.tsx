@@ -14,6 +14,7 @@ import type { ActorOverview } from '@/lib/console/types';
 import { ActorAvatar } from './actor-avatar';
 import { connectSnippets } from '@/lib/mcp/connect';
 import { useMe } from './console-providers';
+import { CloseButton, FormActions, useSubmitting } from './form-parts';
 import { BotIcon, KeyIcon, PlusIcon, UserIcon, XIcon } from './icons';
 import { CopyBlock } from './copy-button';
 import { Skeleton } from './skeleton';
@@ -270,9 +271,7 @@ function Modal({ title, onClose, children }: { title: string; onClose: () => voi
       <div role="dialog" aria-modal="true" aria-label={title} onMouseDown={(e) => e.stopPropagation()} className="w-[480px] rounded-xl border border-zinc-200 bg-white p-5 shadow-2xl">
         <div className="mb-3 flex items-center">
           <h2 className="text-[14px] font-semibold">{title}</h2>
-          <button onClick={onClose} className="ml-auto rounded p-1 text-zinc-500 hover:bg-zinc-100" aria-label="Close">
-            <XIcon className="size-3.5" />
-          </button>
+          <CloseButton onClose={onClose} />
         </div>
         {children}
       </div>
@@ -282,34 +281,25 @@ function Modal({ title, onClose, children }: { title: string; onClose: () => voi
 
 function ConnectDialog({ onClose, onCreated }: { onClose: () => void; onCreated: (k: NewKey) => void }) {
   const qc = useQueryClient();
-  const toast = useToast();
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState('');
   const [days, setDays] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { busy, submitter } = useSubmitting();
   return (
     <Modal title="Connect an agent" onClose={onClose}>
       <form
-        onSubmit={async (e) => {
-          e.preventDefault();
-          if (!name.trim()) return;
-          setBusy(true);
-          try {
-            const r = await viaAction<NewKey>(
-              createAgentAction({
-                name: name.trim(),
-                ...(scopes.trim() ? { scopes: scopes.trim() } : {}),
-                ...(days.trim() ? { expires_in_days: Number(days) } : {}),
-              }),
-            );
-            await qc.invalidateQueries({ queryKey: keys.overview });
-            await qc.invalidateQueries({ queryKey: keys.actors });
-            onCreated(r);
-          } catch (err) {
-            toast.error(err);
-            setBusy(false);
-          }
-        }}
+        onSubmit={submitter(name.trim(), async () => {
+          const r = await viaAction<NewKey>(
+            createAgentAction({
+              name: name.trim(),
+              ...(scopes.trim() ? { scopes: scopes.trim() } : {}),
+              ...(days.trim() ? { expires_in_days: Number(days) } : {}),
+            }),
+          );
+          await qc.invalidateQueries({ queryKey: keys.overview });
+          await qc.invalidateQueries({ queryKey: keys.actors });
+          onCreated(r);
+        })}
       >
         <p className="mb-3 text-[13px] text-zinc-500">Name it for what it is and where it runs. It gets its own key; its tasks, claims and comments carry this name.</p>
         <input autoFocus value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. claude-backend" aria-label="Agent name" data-testid="agent-name" className="h-8 w-full rounded-md border border-zinc-200 px-2.5 text-[13px] focus:border-indigo-400 focus:outline-none" />
@@ -320,14 +310,7 @@ function ConnectDialog({ onClose, onCreated }: { onClose: () => void; onCreated:
         <p className="mt-1.5 text-[11px] leading-snug text-zinc-500">
           A scope is a room (reads and writes), a room with <code>:read</code>, or <code>read</code> for every room read-only. Leave both empty for a key that can do everything and never expires.
         </p>
-        <div className="mt-4 flex justify-end gap-2">
-          <button type="button" onClick={onClose} className="h-8 rounded-md px-3 text-[13px] text-zinc-600 hover:bg-zinc-100">
-            Cancel
-          </button>
-          <button type="submit" disabled={!name.trim() || busy} data-testid="create-agent" className="h-8 rounded-md bg-zinc-900 px-3 text-[13px] font-medium text-white hover:bg-zinc-800 disabled:opacity-40">
-            {busy ? 'Creating…' : 'Create agent and key'}
-          </button>
-        </div>
+        <FormActions className="mt-4" onCancel={onClose} disabled={!name.trim() || busy} testId="create-agent" submitLabel={busy ? 'Creating…' : 'Create agent and key'} />
       </form>
     </Modal>
   );

@@ -3,6 +3,7 @@
 import { useMemo } from 'react';
 import { useColumns } from '@/lib/console/client/hooks';
 import { OPEN_COLUMNS, type Actor } from '@/lib/console/types';
+import { TextOptions } from './form-parts';
 import { SearchIcon, XIcon } from './icons';
 
 export type BoardFilters = { assignee: string; label: string; q: string; readyOnly: boolean };
@@ -61,11 +62,7 @@ export function FilterBar({
       </select>
       <select aria-label="Label" data-testid="filter-label" value={filters.label} onChange={(e) => onChange({ ...filters, label: e.target.value })} className={selectClass}>
         <option value="">All labels</option>
-        {labels.map((l) => (
-          <option key={l} value={l}>
-            {l}
-          </option>
-        ))}
+        <TextOptions values={labels} />
       </select>
       <button
         onClick={() => onChange({ ...filters, readyOnly: !filters.readyOnly })}

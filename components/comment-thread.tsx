@@ -36,17 +36,21 @@ export function CommentItems({ comments, now }: { comments: TaskComment[]; now: 
   );
 }
 
-/** The box under a thread: ⌘/Ctrl+Enter or the button sends; the draft stays if sending fails. */
-export function CommentComposer({ onSend, placeholder, spaced }: { onSend: (body: string) => Promise<boolean>; placeholder: string; spaced: boolean }) {
+/** The box under a thread: ⌘/Ctrl+Enter or the button sends; a refusal is toasted and the draft stays. */
+export function CommentComposer({ onSend, placeholder, spaced }: { onSend: (body: string) => Promise<unknown>; placeholder: string; spaced: boolean }) {
   const me = useMe();
   const actors = useActors();
+  const toast = useToast();
   const [draft, setDraft] = useState('');
   const [busy, setBusy] = useState(false);
   const send = async () => {
     if (!draft.trim() || busy) return;
     setBusy(true);
     try {
-      if (await onSend(draft)) setDraft('');
+      await onSend(draft);
+      setDraft('');
+    } catch (err) {
+      toast.error(err);
     } finally {
       setBusy(false);
     }
@@ -81,22 +85,15 @@ export function CommentComposer({ onSend, placeholder, spaced }: { onSend: (body
 /** The live thread of a decision, note or handoff, with a box to add to it. */
 export function ObjectThread({ objectType, objectId }: { objectType: ThreadObject; objectId: string }) {
   const qc = useQueryClient();
-  const toast = useToast();
   const now = useNow(30_000);
   const thread = useThread(objectType, objectId);
   const comments = thread.data?.comments ?? [];
   const onSend = async (body: string) => {
-    try {
-      // the answer carries the comment: it joins the thread now, and the live event's re-read confirms it
-      const { comment } = await writeTool<CommentAddOutput>('comment_add', { object_type: objectType, object_id: objectId, body });
-      qc.setQueryData<CommentQueryOutput>(threadKey(objectType, objectId), (t) =>
-        t && !t.comments.some((c) => c.id === comment.id) ? { ...t, comments: [...t.comments, comment] } : t,
-      );
-      return true;
-    } catch (err) {
-      toast.error(err);
-      return false;
-    }
+    // the answer carries the comment: it joins the thread now, and the live event's re-read confirms it
+    const { comment } = await writeTool<CommentAddOutput>('comment_add', { object_type: objectType, object_id: objectId, body });
+    qc.setQueryData<CommentQueryOutput>(threadKey(objectType, objectId), (t) =>
+      t && !t.comments.some((c) => c.id === comment.id) ? { ...t, comments: [...t.comments, comment] } : t,
+    );
   };
   return (
     <div data-testid="thread" className="mt-3 border-t border-zinc-100 pt-3">

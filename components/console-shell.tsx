@@ -13,6 +13,15 @@ import { BoardIcon, CheckIcon, ClockIcon, CommentIcon, FileIcon, FolderIcon, Inb
 import { NotificationBell } from './notification-bell';
 import { Skeleton } from './skeleton';
 
+/** The workspace-wide rooms listed under the inbox, in sidebar order. */
+const ROOMS = [
+  { href: '/actors', label: 'Agents & people', Icon: UsersIcon },
+  { href: '/activity', label: 'Activity', Icon: PulseIcon },
+  { href: '/decisions', label: 'Decisions', Icon: CheckIcon },
+  { href: '/knowledge', label: 'Knowledge', Icon: FileIcon },
+  { href: '/skills', label: 'Skills', Icon: KeyboardIcon },
+];
+
 function NavLink({ href, active, icon, children }: { href: string; active: boolean; icon: ReactNode; children: ReactNode }) {
   return (
     <Link
@@ -163,21 +172,11 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
               </span>
             )}
           </NavLink>
-          <NavLink href="/actors" active={pathname.startsWith('/actors')} icon={<UsersIcon className="size-4" />}>
-            Agents &amp; people
-          </NavLink>
-          <NavLink href="/activity" active={pathname.startsWith('/activity')} icon={<PulseIcon className="size-4" />}>
-            Activity
-          </NavLink>
-          <NavLink href="/decisions" active={pathname.startsWith('/decisions')} icon={<CheckIcon className="size-4" />}>
-            Decisions
-          </NavLink>
-          <NavLink href="/knowledge" active={pathname.startsWith('/knowledge')} icon={<FileIcon className="size-4" />}>
-            Knowledge
-          </NavLink>
-          <NavLink href="/skills" active={pathname.startsWith('/skills')} icon={<KeyboardIcon className="size-4" />}>
-            Skills
-          </NavLink>
+          {ROOMS.map(({ href, label, Icon }) => (
+            <NavLink key={href} href={href} active={pathname.startsWith(href)} icon={<Icon className="size-4" />}>
+              {label}
+            </NavLink>
+          ))}
           <button
             onClick={() => window.dispatchEvent(new KeyboardEvent('keydown', { key: 'k', ctrlKey: true }))}
             className="flex h-7 w-full items-center gap-2 rounded-md px-2 text-[13px] text-zinc-600 hover:bg-zinc-200/40 hover:text-zinc-900"

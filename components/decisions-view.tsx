@@ -12,8 +12,9 @@ import { useNow } from '@/lib/console/client/use-now';
 import type { DecisionHit } from '@/lib/console/types';
 import { ObjectThread } from './comment-thread';
 import { ActorAvatar } from './actor-avatar';
-import { PlusIcon, SearchIcon, XIcon } from './icons';
-import { Skeleton } from './skeleton';
+import { Field, FormActions, ModalForm, ProjectOptions, SelectField, fieldCls, fieldLabelCls, filterSelectCls, useSubmitting } from './form-parts';
+import { AddButton, EmptyState, ExampleCall, SearchField } from './page-parts';
+import { SkeletonRows } from './skeleton';
 import { TimeAgo } from './time-ago';
 
 const STATUS_TONE: Record<DecisionHit['status'], string> = {
@@ -27,8 +28,7 @@ export function DecisionStatus({ status }: { status: DecisionHit['status'] }) {
   return <span data-testid="decision-status" className={`rounded-full px-2 py-0.5 text-[11px] font-medium ring-1 ${STATUS_TONE[status]}`}>{status}</span>;
 }
 
-const field = 'w-full rounded-md border border-zinc-200 px-2.5 text-[13px] placeholder:text-zinc-400 focus:border-indigo-400 focus:outline-none';
-const labelCls = 'mb-1 block text-[12px] font-medium text-zinc-600';
+const field = fieldCls;
 
 /** One option line: "label: summary | + pro; + pro | - con". Kept simple for a form. */
 type OptionDraft = { label: string; summary: string; pros: string; cons: string };
@@ -47,7 +47,7 @@ export function DecisionDialog({ supersedes, onClose }: { supersedes: DecisionHi
   const [project, setProject] = useState(supersedes?.project_id ?? '');
   const [status, setStatus] = useState<'accepted' | 'proposed'>('accepted');
   const [options, setOptions] = useState<OptionDraft[]>([]);
-  const [busy, setBusy] = useState(false);
+  const { busy, submitter } = useSubmitting();
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => e.key === 'Escape' && onClose();
@@ -55,117 +55,85 @@ export function DecisionDialog({ supersedes, onClose }: { supersedes: DecisionHi
     return () => window.removeEventListener('keydown', onKey);
   }, [onClose]);
 
-  const submit = async (e?: React.FormEvent) => {
-    e?.preventDefault();
-    if (!title.trim() || !choice.trim() || busy) return;
-    setBusy(true);
-    try {
-      const opts = options.filter((o) => o.label.trim()).map((o) => ({
-        label: o.label.trim(),
-        ...(o.summary.trim() ? { summary: o.summary.trim() } : {}),
-        ...(lines(o.pros).length ? { pros: lines(o.pros) } : {}),
-        ...(lines(o.cons).length ? { cons: lines(o.cons) } : {}),
-      }));
-      await writeTool('decision_log', {
-        title: title.trim(),
-        choice: choice.trim(),
-        status,
-        ...(context.trim() ? { context: context.trim() } : {}),
-        ...(rationale.trim() ? { rationale: rationale.trim() } : {}),
-        ...(consequences.trim() ? { consequences: consequences.trim() } : {}),
-        ...(project ? { project_id: project } : {}),
-        ...(opts.length ? { options: opts } : {}),
-        ...(supersedes ? { supersedes_decision_id: supersedes.id } : {}),
-      });
-      toast.success(supersedes ? 'Decision superseded' : 'Decision logged');
-      onClose();
-    } catch (err) {
-      toast.error(err);
-      setBusy(false);
-    }
-  };
+  const submit = submitter(title.trim() && choice.trim(), async () => {
+    const opts = options.filter((o) => o.label.trim()).map((o) => ({
+      label: o.label.trim(),
+      ...(o.summary.trim() ? { summary: o.summary.trim() } : {}),
+      ...(lines(o.pros).length ? { pros: lines(o.pros) } : {}),
+      ...(lines(o.cons).length ? { cons: lines(o.cons) } : {}),
+    }));
+    await writeTool('decision_log', {
+      title: title.trim(),
+      choice: choice.trim(),
+      status,
+      ...(context.trim() ? { context: context.trim() } : {}),
+      ...(rationale.trim() ? { rationale: rationale.trim() } : {}),
+      ...(consequences.trim() ? { consequences: consequences.trim() } : {}),
+      ...(project ? { project_id: project } : {}),
+      ...(opts.length ? { options: opts } : {}),
+      ...(supersedes ? { supersedes_decision_id: supersedes.id } : {}),
+    });
+    toast.success(supersedes ? 'Decision superseded' : 'Decision logged');
+    onClose();
+  });
 
   return (
-    <div className="fixed inset-0 z-50 flex items-start justify-center bg-zinc-900/25 pt-[6vh] backdrop-blur-[1px]" onMouseDown={onClose}>
-      <form
-        role="dialog"
-        aria-label={supersedes ? 'Supersede decision' : 'Log a decision'}
-        data-testid="decision-dialog"
-        onSubmit={submit}
-        onMouseDown={(e) => e.stopPropagation()}
-        className="flex max-h-[88vh] w-[680px] flex-col rounded-xl border border-zinc-200 bg-white shadow-2xl"
-      >
-        <div className="flex items-center gap-2 border-b border-zinc-100 px-4 py-2.5">
-          <span className="text-[13px] text-zinc-500">{supersedes ? `Supersede “${supersedes.title}”` : 'Log a decision'}</span>
-          <button type="button" onClick={onClose} className="ml-auto rounded p-1 text-zinc-500 hover:bg-zinc-100" aria-label="Close">
-            <XIcon className="size-3.5" />
-          </button>
+    <ModalForm
+      label={supersedes ? 'Supersede decision' : 'Log a decision'}
+      testId="decision-dialog"
+      top="pt-[6vh]"
+      className="flex max-h-[88vh] w-[680px] flex-col"
+      onClose={onClose}
+      onSubmit={submit}
+      heading={<span className="text-[13px] text-zinc-500">{supersedes ? `Supersede “${supersedes.title}”` : 'Log a decision'}</span>}
+    >
+      <div className="min-h-0 space-y-3 overflow-y-auto px-4 py-3">
+        <input autoFocus value={title} onChange={(e) => setTitle(e.target.value)} placeholder="Title" aria-label="Title" maxLength={500} className="w-full border-0 p-0 text-[16px] font-semibold placeholder:text-zinc-300 focus:outline-none" />
+        <Field label="Choice — what we do">
+          <textarea value={choice} onChange={(e) => setChoice(e.target.value)} aria-label="Choice" rows={2} className={`${field} py-2`} />
+        </Field>
+        <div className="grid grid-cols-2 gap-2">
+          <SelectField label="Project" value={project} onChange={setProject}>
+            <ProjectOptions projects={projects.data} none="Whole workspace" />
+          </SelectField>
+          <SelectField label="Status" value={status} onChange={(v) => setStatus(v as 'accepted' | 'proposed')}>
+            <option value="accepted">Accepted</option>
+            <option value="proposed">Proposed</option>
+          </SelectField>
         </div>
-        <div className="min-h-0 space-y-3 overflow-y-auto px-4 py-3">
-          <input autoFocus value={title} onChange={(e) => setTitle(e.target.value)} placeholder="Title" aria-label="Title" maxLength={500} className="w-full border-0 p-0 text-[16px] font-semibold placeholder:text-zinc-300 focus:outline-none" />
-          <label className="block">
-            <span className={labelCls}>Choice — what we do</span>
-            <textarea value={choice} onChange={(e) => setChoice(e.target.value)} aria-label="Choice" rows={2} className={`${field} py-2`} />
-          </label>
-          <div className="grid grid-cols-2 gap-2">
-            <label>
-              <span className={labelCls}>Project</span>
-              <select aria-label="Project" value={project} onChange={(e) => setProject(e.target.value)} className={`${field} h-8`}>
-                <option value="">Whole workspace</option>
-                {projects.data?.map((p) => (
-                  <option key={p.id} value={p.id}>
-                    {p.key} · {p.title}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              <span className={labelCls}>Status</span>
-              <select aria-label="Status" value={status} onChange={(e) => setStatus(e.target.value as 'accepted' | 'proposed')} className={`${field} h-8`}>
-                <option value="accepted">Accepted</option>
-                <option value="proposed">Proposed</option>
-              </select>
-            </label>
+        <Field label="Context — what forced the choice">
+          <textarea value={context} onChange={(e) => setContext(e.target.value)} aria-label="Context" rows={2} className={`${field} py-2`} />
+        </Field>
+        <Field label="Rationale">
+          <textarea value={rationale} onChange={(e) => setRationale(e.target.value)} aria-label="Rationale" rows={2} className={`${field} py-2`} />
+        </Field>
+        <Field label="Consequences">
+          <textarea value={consequences} onChange={(e) => setConsequences(e.target.value)} aria-label="Consequences" rows={2} className={`${field} py-2`} />
+        </Field>
+        <div>
+          <div className="mb-1 flex items-center">
+            <span className={fieldLabelCls}>Options weighed</span>
+            <button type="button" onClick={() => setOptions((o) => [...o, emptyOption()])} className="ml-auto text-[12px] text-indigo-600 hover:underline">
+              + Add option
+            </button>
           </div>
-          <label className="block">
-            <span className={labelCls}>Context — what forced the choice</span>
-            <textarea value={context} onChange={(e) => setContext(e.target.value)} aria-label="Context" rows={2} className={`${field} py-2`} />
-          </label>
-          <label className="block">
-            <span className={labelCls}>Rationale</span>
-            <textarea value={rationale} onChange={(e) => setRationale(e.target.value)} aria-label="Rationale" rows={2} className={`${field} py-2`} />
-          </label>
-          <label className="block">
-            <span className={labelCls}>Consequences</span>
-            <textarea value={consequences} onChange={(e) => setConsequences(e.target.value)} aria-label="Consequences" rows={2} className={`${field} py-2`} />
-          </label>
-          <div>
-            <div className="mb-1 flex items-center">
-              <span className={labelCls}>Options weighed</span>
-              <button type="button" onClick={() => setOptions((o) => [...o, emptyOption()])} className="ml-auto text-[12px] text-indigo-600 hover:underline">
-                + Add option
-              </button>
+          {options.map((o, i) => (
+            <div key={i} className="mb-2 grid grid-cols-2 gap-2 rounded-md border border-zinc-100 p-2">
+              <input value={o.label} onChange={(e) => setOptions((all) => all.map((x, j) => (j === i ? { ...x, label: e.target.value } : x)))} placeholder="Option" aria-label={`Option ${i + 1}`} className={`${field} h-8`} />
+              <input value={o.summary} onChange={(e) => setOptions((all) => all.map((x, j) => (j === i ? { ...x, summary: e.target.value } : x)))} placeholder="Summary" aria-label={`Option ${i + 1} summary`} className={`${field} h-8`} />
+              <textarea value={o.pros} onChange={(e) => setOptions((all) => all.map((x, j) => (j === i ? { ...x, pros: e.target.value } : x)))} placeholder="Pros, one per line" aria-label={`Option ${i + 1} pros`} rows={2} className={`${field} py-1.5`} />
+              <textarea value={o.cons} onChange={(e) => setOptions((all) => all.map((x, j) => (j === i ? { ...x, cons: e.target.value } : x)))} placeholder="Cons, one per line" aria-label={`Option ${i + 1} cons`} rows={2} className={`${field} py-1.5`} />
             </div>
-            {options.map((o, i) => (
-              <div key={i} className="mb-2 grid grid-cols-2 gap-2 rounded-md border border-zinc-100 p-2">
-                <input value={o.label} onChange={(e) => setOptions((all) => all.map((x, j) => (j === i ? { ...x, label: e.target.value } : x)))} placeholder="Option" aria-label={`Option ${i + 1}`} className={`${field} h-8`} />
-                <input value={o.summary} onChange={(e) => setOptions((all) => all.map((x, j) => (j === i ? { ...x, summary: e.target.value } : x)))} placeholder="Summary" aria-label={`Option ${i + 1} summary`} className={`${field} h-8`} />
-                <textarea value={o.pros} onChange={(e) => setOptions((all) => all.map((x, j) => (j === i ? { ...x, pros: e.target.value } : x)))} placeholder="Pros, one per line" aria-label={`Option ${i + 1} pros`} rows={2} className={`${field} py-1.5`} />
-                <textarea value={o.cons} onChange={(e) => setOptions((all) => all.map((x, j) => (j === i ? { ...x, cons: e.target.value } : x)))} placeholder="Cons, one per line" aria-label={`Option ${i + 1} cons`} rows={2} className={`${field} py-1.5`} />
-              </div>
-            ))}
-          </div>
+          ))}
         </div>
-        <div className="flex items-center justify-end gap-2 border-t border-zinc-100 px-4 py-2.5">
-          <button type="button" onClick={onClose} className="h-8 rounded-md px-3 text-[13px] text-zinc-600 hover:bg-zinc-100">
-            Cancel
-          </button>
-          <button type="submit" disabled={!title.trim() || !choice.trim() || busy} className="h-8 rounded-md bg-zinc-900 px-3 text-[13px] font-medium text-white disabled:opacity-40">
-            {supersedes ? 'Supersede' : 'Log decision'}
-          </button>
-        </div>
-      </form>
-    </div>
+      </div>
+      <FormActions
+        className="border-t border-zinc-100 px-4 py-2.5"
+        onCancel={onClose}
+        disabled={!title.trim() || !choice.trim() || busy}
+        submitLabel={supersedes ? 'Supersede' : 'Log decision'}
+      />
+    </ModalForm>
   );
 }
 
@@ -284,38 +252,32 @@ export function DecisionsView() {
     <div className="flex min-h-0 flex-1 flex-col">
       <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-4">
         <h1 className="text-[13px] font-semibold">Decisions</h1>
-        <div className="relative ml-4">
-          <SearchIcon className="pointer-events-none absolute top-1/2 left-2 size-3.5 -translate-y-1/2 text-zinc-500" />
-          <input value={q} onChange={(e) => setQ(e.target.value)} placeholder="Recall by meaning…" aria-label="Recall decisions" className="h-7 w-64 rounded-md border border-zinc-200 pr-2 pl-7 text-[12px] focus:border-indigo-400 focus:outline-none" />
-        </div>
+        <SearchField value={q} onChange={setQ} placeholder="Recall by meaning…" label="Recall decisions" width="w-64" />
         {list.data && q.trim() && <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-[11px] text-zinc-600" data-testid="decision-mode">{list.data.mode}</span>}
         <div className="ml-auto flex items-center gap-3">
           <label className="flex items-center gap-1.5 text-[12px] text-zinc-600">
             <input type="checkbox" checked={showSuperseded} onChange={(e) => setShowSuperseded(e.target.checked)} /> Show superseded
           </label>
-          <select aria-label="Project" value={project} onChange={(e) => setProject(e.target.value)} className="h-7 rounded-md border border-zinc-200 bg-white px-2 text-[12px]">
-            <option value="">All projects</option>
-            {projects.data?.map((p) => (
-              <option key={p.id} value={p.id}>
-                {p.key} · {p.title}
-              </option>
-            ))}
+          <select aria-label="Project" value={project} onChange={(e) => setProject(e.target.value)} className={filterSelectCls}>
+            <ProjectOptions projects={projects.data} none="All projects" />
           </select>
-          <button onClick={() => setDialog({ supersedes: null })} className="inline-flex h-7 items-center gap-1 rounded-md bg-zinc-900 px-2.5 text-[12px] font-medium text-white" data-testid="log-decision">
-            <PlusIcon className="size-3.5" /> Log decision
-          </button>
+          <AddButton onClick={() => setDialog({ supersedes: null })} testId="log-decision">
+            Log decision
+          </AddButton>
         </div>
       </header>
       <div className="min-h-0 flex-1 overflow-y-auto px-6 py-5">
-        {list.isPending && <div className="space-y-3">{[0, 1, 2].map((i) => <Skeleton key={i} className="h-16" />)}</div>}
+        {list.isPending && <SkeletonRows className="h-16" gap="space-y-3" />}
         {list.data && rows.length === 0 && (
-          <div className="mx-auto mt-10 max-w-lg rounded-xl border border-dashed border-zinc-300 p-6 text-[13px] text-zinc-600" data-testid="decisions-empty">
-            <p className="font-medium text-zinc-800">{q.trim() ? 'No decision matches.' : 'No decisions yet.'}</p>
+          <EmptyState title={q.trim() ? 'No decision matches.' : 'No decisions yet.'} testId="decisions-empty">
             <p className="mt-2">Agents record the choices others must follow with <code className="rounded bg-zinc-100 px-1">decision_log</code>:</p>
-            <pre className="mt-2 overflow-x-auto rounded-md bg-zinc-50 p-2 text-[11px]">{`{"tool": "decision_log", "arguments": {"title": "Money as integer cents",
-  "choice": "Store amounts as integer cents", "project_id": "PAY"}}`}</pre>
+            <ExampleCall
+              label="Example decision_log call"
+              code={`{"tool": "decision_log", "arguments": {"title": "Money as integer cents",
+  "choice": "Store amounts as integer cents", "project_id": "PAY"}}`}
+            />
             <p className="mt-2">To change one, they log a new decision with <code className="rounded bg-zinc-100 px-1">supersedes_decision_id</code>. You can log one here too.</p>
-          </div>
+          </EmptyState>
         )}
         {rows.length > 0 && (
           <ol className="relative mx-auto max-w-3xl space-y-3 before:absolute before:top-2 before:bottom-2 before:left-[4px] before:w-px before:bg-zinc-200" data-testid="decision-timeline">

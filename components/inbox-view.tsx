@@ -15,6 +15,7 @@ import { HANDOFF_KIND_LIST, type Handoff, type HandoffKind } from '@/lib/console
 import { ObjectThread } from './comment-thread';
 import { ActorAvatar } from './actor-avatar';
 import { useMe } from './console-providers';
+import { TextOptions, filterSelectCls } from './form-parts';
 import { CheckIcon, ClockIcon, InboxIcon } from './icons';
 import { Markdown } from './markdown';
 import { Skeleton } from './skeleton';
@@ -72,7 +73,7 @@ export function InboxView() {
   const [kind, setKind] = useState<HandoffKind | ''>('');
   useCoordinationLive(useMe().actor_id);
   const list = useHandoffs(view, status, kind);
-  const selectCls = 'h-7 rounded-md border border-zinc-200 bg-white px-2 text-[12px] text-zinc-700 focus:border-indigo-400 focus:outline-none';
+  const selectCls = filterSelectCls;
   const empty = emptyText(view, status);
   return (
     <div className="flex min-h-0 flex-1 flex-col">
@@ -95,11 +96,7 @@ export function InboxView() {
         <div className="flex w-full gap-2 sm:ml-auto sm:w-auto">
           <select aria-label="Kind" data-testid="inbox-kind" value={kind} onChange={(e) => setKind(e.target.value as HandoffKind | '')} className={selectCls}>
             <option value="">Every kind</option>
-            {KINDS.map((k) => (
-              <option key={k} value={k}>
-                {k}
-              </option>
-            ))}
+            <TextOptions values={KINDS} />
           </select>
           <select aria-label="Status" data-testid="inbox-status" value={status} onChange={(e) => setStatus(e.target.value as StatusFilter)} className={selectCls}>
             {STATUS_FILTERS.map((s) => (

@@ -11,9 +11,10 @@ import { useNow } from '@/lib/console/client/use-now';
 
 import type { NoteHit } from '@/lib/console/types';
 import { ObjectThread } from './comment-thread';
-import { PlusIcon, SearchIcon, XIcon } from './icons';
+import { FormActions, ModalForm, fieldCls, useSubmitting } from './form-parts';
+import { AddButton, EmptyState, ExampleCall, SearchField } from './page-parts';
 import { Markdown } from './markdown';
-import { Skeleton } from './skeleton';
+import { SkeletonRows } from './skeleton';
 import { TimeAgo } from './time-ago';
 
 const KINDS = ['note', 'runbook', 'finding', 'snippet'] as const;
@@ -40,7 +41,7 @@ function useDebounced<T>(value: T, ms: number): T {
   return v;
 }
 
-const field = 'w-full rounded-md border border-zinc-200 px-2.5 text-[13px] placeholder:text-zinc-400 focus:border-indigo-400 focus:outline-none';
+const field = fieldCls;
 
 function NoteDialog({ onClose }: { onClose: () => void }) {
   const toast = useToast();
@@ -51,57 +52,38 @@ function NoteDialog({ onClose }: { onClose: () => void }) {
   const [project, setProject] = useState('');
   const [tags, setTags] = useState('');
   const [expires, setExpires] = useState('');
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: React.FormEvent) => {
-    e.preventDefault();
-    if (!title.trim() || !body.trim() || busy) return;
-    setBusy(true);
-    try {
-      const res = await writeTool<{ embedding_status: string }>('knowledge_write', {
-        title: title.trim(),
-        body,
-        kind,
-        ...(project ? { project_id: project } : {}),
-        ...(tags.trim() ? { tags: [...new Set(tags.split(',').map((t) => t.trim()).filter(Boolean))] } : {}),
-        ...(expires ? { expires_at: new Date(expires).toISOString() } : {}),
-      });
-      toast.success('Note saved', res.embedding_status === 'pending' ? 'searchable by meaning in a moment' : undefined);
-      onClose();
-    } catch (err) {
-      toast.error(err);
-      setBusy(false);
-    }
-  };
+  const { busy, submitter } = useSubmitting();
+  const submit = submitter(title.trim() && body.trim(), async () => {
+    const res = await writeTool<{ embedding_status: string }>('knowledge_write', {
+      title: title.trim(),
+      body,
+      kind,
+      ...(project ? { project_id: project } : {}),
+      ...(tags.trim() ? { tags: [...new Set(tags.split(',').map((t) => t.trim()).filter(Boolean))] } : {}),
+      ...(expires ? { expires_at: new Date(expires).toISOString() } : {}),
+    });
+    toast.success('Note saved', res.embedding_status === 'pending' ? 'searchable by meaning in a moment' : undefined);
+    onClose();
+  });
   return (
-    <div className="fixed inset-0 z-50 flex items-start justify-center bg-zinc-900/25 pt-[8vh] backdrop-blur-[1px]" onMouseDown={onClose}>
-      <form role="dialog" aria-label="Write a note" onSubmit={submit} onMouseDown={(e) => e.stopPropagation()} className="w-[620px] rounded-xl border border-zinc-200 bg-white shadow-2xl">
-        <div className="flex items-center border-b border-zinc-100 px-4 py-2.5">
-          <span className="text-[13px] text-zinc-500">Write a note</span>
-          <button type="button" onClick={onClose} className="ml-auto rounded p-1 text-zinc-500 hover:bg-zinc-100" aria-label="Close">
-            <XIcon className="size-3.5" />
-          </button>
+    <ModalForm label="Write a note" className="w-[620px]" onClose={onClose} onSubmit={submit} heading={<span className="text-[13px] text-zinc-500">Write a note</span>}>
+      <div className="space-y-3 px-4 py-3">
+        <input autoFocus value={title} onChange={(e) => setTitle(e.target.value)} placeholder="Title" aria-label="Title" className="w-full border-0 p-0 text-[16px] font-semibold placeholder:text-zinc-300 focus:outline-none" />
+        <textarea value={body} onChange={(e) => setBody(e.target.value)} placeholder="What the next actor should know (Markdown)" aria-label="Body" rows={6} className={`${field} py-2`} />
+        <div className="grid grid-cols-4 gap-2">
+          <select aria-label="Kind" value={kind} onChange={(e) => setKind(e.target.value as (typeof KINDS)[number])} className={`${field} h-8`}>
+            {KINDS.map((k) => <option key={k} value={k}>{k}</option>)}
+          </select>
+          <select aria-label="Project" value={project} onChange={(e) => setProject(e.target.value)} className={`${field} h-8`}>
+            <option value="">Whole workspace</option>
+            {projects.data?.map((p) => <option key={p.id} value={p.id}>{p.key}</option>)}
+          </select>
+          <input value={tags} onChange={(e) => setTags(e.target.value)} placeholder="tags, comma-separated" aria-label="Tags" className={`${field} h-8`} />
+          <input type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} aria-label="Expires" title="Expires (optional)" className={`${field} h-8`} />
         </div>
-        <div className="space-y-3 px-4 py-3">
-          <input autoFocus value={title} onChange={(e) => setTitle(e.target.value)} placeholder="Title" aria-label="Title" className="w-full border-0 p-0 text-[16px] font-semibold placeholder:text-zinc-300 focus:outline-none" />
-          <textarea value={body} onChange={(e) => setBody(e.target.value)} placeholder="What the next actor should know (Markdown)" aria-label="Body" rows={6} className={`${field} py-2`} />
-          <div className="grid grid-cols-4 gap-2">
-            <select aria-label="Kind" value={kind} onChange={(e) => setKind(e.target.value as (typeof KINDS)[number])} className={`${field} h-8`}>
-              {KINDS.map((k) => <option key={k} value={k}>{k}</option>)}
-            </select>
-            <select aria-label="Project" value={project} onChange={(e) => setProject(e.target.value)} className={`${field} h-8`}>
-              <option value="">Whole workspace</option>
-              {projects.data?.map((p) => <option key={p.id} value={p.id}>{p.key}</option>)}
-            </select>
-            <input value={tags} onChange={(e) => setTags(e.target.value)} placeholder="tags, comma-separated" aria-label="Tags" className={`${field} h-8`} />
-            <input type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} aria-label="Expires" title="Expires (optional)" className={`${field} h-8`} />
-          </div>
-        </div>
-        <div className="flex justify-end gap-2 border-t border-zinc-100 px-4 py-2.5">
-          <button type="button" onClick={onClose} className="h-8 rounded-md px-3 text-[13px] text-zinc-600 hover:bg-zinc-100">Cancel</button>
-          <button type="submit" disabled={!title.trim() || !body.trim() || busy} className="h-8 rounded-md bg-zinc-900 px-3 text-[13px] font-medium text-white disabled:opacity-40">Save note</button>
-        </div>
-      </form>
-    </div>
+      </div>
+      <FormActions className="border-t border-zinc-100 px-4 py-2.5" onCancel={onClose} disabled={!title.trim() || !body.trim() || busy} submitLabel="Save note" />
+    </ModalForm>
   );
 }
 
@@ -126,10 +108,7 @@ export function KnowledgeView() {
     <div className="flex min-h-0 flex-1 flex-col">
       <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-4">
         <h1 className="text-[13px] font-semibold">Knowledge</h1>
-        <div className="relative ml-4">
-          <SearchIcon className="pointer-events-none absolute top-1/2 left-2 size-3.5 -translate-y-1/2 text-zinc-500" />
-          <input value={q} onChange={(e) => setQ(e.target.value)} placeholder="Ask in your own words…" aria-label="Search knowledge" data-testid="knowledge-search" className="h-7 w-72 rounded-md border border-zinc-200 pr-2 pl-7 text-[12px] focus:border-indigo-400 focus:outline-none" />
-        </div>
+        <SearchField value={q} onChange={setQ} placeholder="Ask in your own words…" label="Search knowledge" testId="knowledge-search" width="w-72" />
         {notes.data && query && (
           <span className="rounded bg-indigo-50 px-1.5 py-0.5 text-[11px] text-indigo-700" data-testid="search-mode" title={notes.data.fallback_reason ?? (notes.data.model ? `model ${notes.data.model}` : '')}>
             {notes.data.mode}
@@ -151,20 +130,20 @@ export function KnowledgeView() {
             <option value="">All projects</option>
             {projects.data?.map((p) => <option key={p.id} value={p.id}>{p.key}</option>)}
           </select>
-          <button onClick={() => setWriting(true)} className="inline-flex h-7 items-center gap-1 rounded-md bg-zinc-900 px-2.5 text-[12px] font-medium text-white">
-            <PlusIcon className="size-3.5" /> Write note
-          </button>
+          <AddButton onClick={() => setWriting(true)}>Write note</AddButton>
         </div>
       </header>
       <div className="min-h-0 flex-1 overflow-y-auto px-6 py-5">
-        {notes.isPending && <div className="space-y-2">{[0, 1, 2].map((i) => <Skeleton key={i} className="h-12" />)}</div>}
+        {notes.isPending && <SkeletonRows className="h-12" />}
         {notes.data && rows.length === 0 && (
-          <div className="mx-auto mt-10 max-w-lg rounded-xl border border-dashed border-zinc-300 p-6 text-[13px] text-zinc-600" data-testid="knowledge-empty">
-            <p className="font-medium text-zinc-800">{query ? 'Nothing found.' : 'No knowledge yet.'}</p>
+          <EmptyState title={query ? 'Nothing found.' : 'No knowledge yet.'} testId="knowledge-empty">
             <p className="mt-2">Agents save what the next actor should know with <code className="rounded bg-zinc-100 px-1">knowledge_write</code> and look before redoing research with <code className="rounded bg-zinc-100 px-1">knowledge_search</code>:</p>
-            <pre tabIndex={0} aria-label="Example knowledge_write call" className="mt-2 overflow-x-auto rounded-md bg-zinc-50 p-2 text-[11px] focus-visible:ring-2 focus-visible:ring-indigo-300 focus-visible:outline-none">{`{"tool": "knowledge_write", "arguments": {"title": "Refund tests need the sandbox flag",
-  "body": "Set PAYMENTS_SANDBOX=1 or the first call hangs.", "kind": "finding"}}`}</pre>
-          </div>
+            <ExampleCall
+              label="Example knowledge_write call"
+              code={`{"tool": "knowledge_write", "arguments": {"title": "Refund tests need the sandbox flag",
+  "body": "Set PAYMENTS_SANDBOX=1 or the first call hangs.", "kind": "finding"}}`}
+            />
+          </EmptyState>
         )}
         <ul className="mx-auto max-w-3xl space-y-2" data-testid="notes">
           {rows.map((n) => (

@@ -5,14 +5,13 @@ import { useEffect, useRef, useState } from 'react';
 import { placeRow } from '@/lib/console/client/cache';
 import { useActors } from '@/lib/console/client/hooks';
 import { writeTool } from '@/lib/console/client/mutations';
-import { PRIORITY_LABEL, type TaskFull } from '@/lib/console/types';
+import type { TaskFull } from '@/lib/console/types';
 import { useMe } from './console-providers';
-import { XIcon } from './icons';
+import { Field, FormActions, ModalForm, PriorityOptions, SelectField, fieldCls, fieldLabelCls, useSubmitting } from './form-parts';
 import { TaskPicker, type PickedTask } from './task-picker';
 import { useToast } from '@/lib/console/client/toast';
 
-const field = 'w-full rounded-md border border-zinc-200 px-2.5 text-[13px] placeholder:text-zinc-400 focus:border-indigo-400 focus:outline-none';
-const labelCls = 'mb-1 block text-[12px] font-medium text-zinc-600';
+const field = fieldCls;
 
 /** The new-task form: title, description, status, priority, assignee, due date, labels, checklist, dependencies, parent. */
 export function NewTaskDialog({ project, onClose, onCreated }: { project: { id: string; key: string; title: string }; onClose: () => void; onCreated: (ref: string) => void }) {
@@ -30,7 +29,7 @@ export function NewTaskDialog({ project, onClose, onCreated }: { project: { id: 
   const [criteria, setCriteria] = useState('');
   const [deps, setDeps] = useState<PickedTask[]>([]);
   const [parent, setParent] = useState<PickedTask[]>([]);
-  const [busy, setBusy] = useState(false);
+  const { busy, submitter } = useSubmitting();
   const titleRef = useRef<HTMLInputElement>(null);
 
   const close = useRef(onClose);
@@ -43,141 +42,113 @@ export function NewTaskDialog({ project, onClose, onCreated }: { project: { id: 
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
-  const submit = async (e?: React.FormEvent) => {
-    e?.preventDefault();
-    if (!title.trim() || busy) return;
-    setBusy(true);
-    try {
-      const res = await writeTool<{ task: TaskFull; ref: string }>('task_create', {
-        project_id: project.id,
-        title: title.trim(),
-        ...(body.trim() ? { body } : {}),
-        status,
-        priority,
-        ...(assignee ? { assignee_actor_id: assignee } : {}),
-        ...(due ? { due_on: due } : {}),
-        ...(labels.trim() ? { labels: [...new Set(labels.split(',').map((l) => l.trim()).filter(Boolean))] } : {}),
-        ...(criteria.trim() ? { acceptance_criteria: criteria.split('\n').map((c) => c.trim()).filter(Boolean) } : {}),
-        ...(deps.length ? { depends_on: deps.map((d) => d.id) } : {}),
-        ...(parent[0] ? { parent_task_id: parent[0].id } : {}),
-      });
-      placeRow(qc, res.task);
-      toast.success(`Created ${res.ref}`, res.task.open_blockers ? `waits on ${res.task.open_blockers} task(s) before it is ready` : undefined);
-      onCreated(res.ref);
-    } catch (err) {
-      toast.error(err);
-      setBusy(false);
-    }
-  };
+  const submit = submitter(title.trim(), async () => {
+    const res = await writeTool<{ task: TaskFull; ref: string }>('task_create', {
+      project_id: project.id,
+      title: title.trim(),
+      ...(body.trim() ? { body } : {}),
+      status,
+      priority,
+      ...(assignee ? { assignee_actor_id: assignee } : {}),
+      ...(due ? { due_on: due } : {}),
+      ...(labels.trim() ? { labels: [...new Set(labels.split(',').map((l) => l.trim()).filter(Boolean))] } : {}),
+      ...(criteria.trim() ? { acceptance_criteria: criteria.split('\n').map((c) => c.trim()).filter(Boolean) } : {}),
+      ...(deps.length ? { depends_on: deps.map((d) => d.id) } : {}),
+      ...(parent[0] ? { parent_task_id: parent[0].id } : {}),
+    });
+    placeRow(qc, res.task);
+    toast.success(`Created ${res.ref}`, res.task.open_blockers ? `waits on ${res.task.open_blockers} task(s) before it is ready` : undefined);
+    onCreated(res.ref);
+  });
 
   return (
-    <div className="fixed inset-0 z-50 flex items-start justify-center bg-zinc-900/25 pt-[8vh] backdrop-blur-[1px]" onMouseDown={onClose}>
-      <form
-        role="dialog"
-        aria-label="New task"
-        data-testid="new-task-dialog"
-        onSubmit={submit}
-        onMouseDown={(e) => e.stopPropagation()}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) void submit();
-        }}
-        className="flex max-h-[84vh] w-[640px] flex-col rounded-xl border border-zinc-200 bg-white shadow-2xl"
-      >
-        <div className="flex items-center gap-2 border-b border-zinc-100 px-4 py-2.5">
+    <ModalForm
+      label="New task"
+      testId="new-task-dialog"
+      top="pt-[8vh]"
+      className="flex max-h-[84vh] w-[640px] flex-col"
+      onClose={onClose}
+      onSubmit={submit}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) void submit();
+      }}
+      heading={
+        <>
           <span className="rounded bg-zinc-100 px-1.5 font-mono text-[11px] text-zinc-600">{project.key}</span>
           <span className="text-[13px] text-zinc-500">New task</span>
-          <button type="button" onClick={onClose} className="ml-auto rounded p-1 text-zinc-500 hover:bg-zinc-100" aria-label="Close">
-            <XIcon className="size-3.5" />
-          </button>
+        </>
+      }
+    >
+      <div className="min-h-0 space-y-3 overflow-y-auto px-4 py-3">
+        <input
+          ref={titleRef}
+          value={title}
+          onChange={(e) => setTitle(e.target.value)}
+          placeholder="Task title"
+          aria-label="Title"
+          name="title"
+          maxLength={500}
+          className="w-full border-0 p-0 text-[16px] font-semibold placeholder:text-zinc-300 focus:outline-none"
+        />
+        <textarea
+          value={body}
+          onChange={(e) => setBody(e.target.value)}
+          placeholder="Description (Markdown)"
+          aria-label="Description"
+          rows={4}
+          className={`${field} py-2`}
+        />
+        <div className="grid grid-cols-4 gap-2">
+          <SelectField label="Status" value={status} onChange={(v) => setStatus(v as 'todo' | 'backlog')}>
+            <option value="todo">Todo</option>
+            <option value="backlog">Backlog</option>
+          </SelectField>
+          <SelectField label="Priority" value={priority} onChange={(v) => setPriority(Number(v))}>
+            <PriorityOptions />
+          </SelectField>
+          <SelectField label="Assignee" value={assignee} onChange={setAssignee}>
+            <option value="">Unassigned</option>
+            <option value={me.actor_id}>Me</option>
+            {(actors.data ?? []).filter((a) => a.id !== me.actor_id).map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.display_name} {a.kind === 'agent' ? '(agent)' : ''}
+              </option>
+            ))}
+          </SelectField>
+          <Field label="Due">
+            <input type="date" aria-label="Due date" value={due} onChange={(e) => setDue(e.target.value)} className={`${field} h-8`} />
+          </Field>
         </div>
-        <div className="min-h-0 space-y-3 overflow-y-auto px-4 py-3">
-          <input
-            ref={titleRef}
-            value={title}
-            onChange={(e) => setTitle(e.target.value)}
-            placeholder="Task title"
-            aria-label="Title"
-            name="title"
-            maxLength={500}
-            className="w-full border-0 p-0 text-[16px] font-semibold placeholder:text-zinc-300 focus:outline-none"
-          />
+        <Field label="Labels">
+          <input value={labels} onChange={(e) => setLabels(e.target.value)} placeholder="backend, api (comma separated)" aria-label="Labels" className={`${field} h-8`} />
+        </Field>
+        <Field label="Acceptance criteria — one per line; all must be met before Done">
           <textarea
-            value={body}
-            onChange={(e) => setBody(e.target.value)}
-            placeholder="Description (Markdown)"
-            aria-label="Description"
-            rows={4}
+            value={criteria}
+            onChange={(e) => setCriteria(e.target.value)}
+            placeholder={'tests pass\ndocs updated'}
+            aria-label="Acceptance criteria"
+            rows={2}
             className={`${field} py-2`}
           />
-          <div className="grid grid-cols-4 gap-2">
-            <label>
-              <span className={labelCls}>Status</span>
-              <select aria-label="Status" value={status} onChange={(e) => setStatus(e.target.value as 'todo' | 'backlog')} className={`${field} h-8`}>
-                <option value="todo">Todo</option>
-                <option value="backlog">Backlog</option>
-              </select>
-            </label>
-            <label>
-              <span className={labelCls}>Priority</span>
-              <select aria-label="Priority" value={priority} onChange={(e) => setPriority(Number(e.target.value))} className={`${field} h-8`}>
-                {PRIORITY_LABEL.map((p, i) => (
-                  <option key={p} value={i}>
-                    P{i} · {p}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              <span className={labelCls}>Assignee</span>
-              <select aria-label="Assignee" value={assignee} onChange={(e) => setAssignee(e.target.value)} className={`${field} h-8`}>
-                <option value="">Unassigned</option>
-                <option value={me.actor_id}>Me</option>
-                {(actors.data ?? []).filter((a) => a.id !== me.actor_id).map((a) => (
-                  <option key={a.id} value={a.id}>
-                    {a.display_name} {a.kind === 'agent' ? '(agent)' : ''}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              <span className={labelCls}>Due</span>
-              <input type="date" aria-label="Due date" value={due} onChange={(e) => setDue(e.target.value)} className={`${field} h-8`} />
-            </label>
-          </div>
-          <label className="block">
-            <span className={labelCls}>Labels</span>
-            <input value={labels} onChange={(e) => setLabels(e.target.value)} placeholder="backend, api (comma separated)" aria-label="Labels" className={`${field} h-8`} />
-          </label>
-          <label className="block">
-            <span className={labelCls}>Acceptance criteria — one per line; all must be met before Done</span>
-            <textarea
-              value={criteria}
-              onChange={(e) => setCriteria(e.target.value)}
-              placeholder={'tests pass\ndocs updated'}
-              aria-label="Acceptance criteria"
-              rows={2}
-              className={`${field} py-2`}
-            />
-          </label>
-          <div>
-            <span className={labelCls}>Depends on — ready only once these are done</span>
-            <TaskPicker projectId={project.id} value={deps} onChange={setDeps} testId="depends-on-input" />
-          </div>
-          <div>
-            <span className={labelCls}>Parent task (makes this a subtask)</span>
-            <TaskPicker projectId={project.id} value={parent} onChange={setParent} multiple={false} placeholder="Optional" />
-          </div>
+        </Field>
+        <div>
+          <span className={fieldLabelCls}>Depends on — ready only once these are done</span>
+          <TaskPicker projectId={project.id} value={deps} onChange={setDeps} testId="depends-on-input" />
         </div>
-        <div className="flex items-center gap-2 border-t border-zinc-100 px-4 py-2.5">
-          <span className="text-[11px] text-zinc-500">⌘/Ctrl + Enter to create</span>
-          <button type="button" onClick={onClose} className="ml-auto h-8 rounded-md px-3 text-[13px] text-zinc-600 hover:bg-zinc-100">
-            Cancel
-          </button>
-          <button type="submit" disabled={!title.trim() || busy} data-testid="create-task" className="h-8 rounded-md bg-zinc-900 px-3 text-[13px] font-medium text-white hover:bg-zinc-800 disabled:opacity-40">
-            {busy ? 'Creating…' : 'Create task'}
-          </button>
+        <div>
+          <span className={fieldLabelCls}>Parent task (makes this a subtask)</span>
+          <TaskPicker projectId={project.id} value={parent} onChange={setParent} multiple={false} placeholder="Optional" />
         </div>
-      </form>
-    </div>
+      </div>
+      <FormActions
+        className="border-t border-zinc-100 px-4 py-2.5"
+        hint="⌘/Ctrl + Enter to create"
+        onCancel={onClose}
+        disabled={!title.trim() || busy}
+        testId="create-task"
+        submitLabel={busy ? 'Creating…' : 'Create task'}
+      />
+    </ModalForm>
   );
 }

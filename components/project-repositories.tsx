@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { writeTool } from '@/lib/console/client/mutations';
 import { useToast } from '@/lib/console/client/toast';
 import type { ProjectBrief } from '@/lib/console/types';
+import { InlineInput } from './form-parts';
 import { XIcon } from './icons';
 
 const ROLE_STYLE: Record<string, string> = { primary: 'bg-indigo-50 text-indigo-700', dependency: 'bg-zinc-100 text-zinc-600', docs: 'bg-sky-50 text-sky-700' };
@@ -63,14 +64,7 @@ export function ProjectRepositories({ brief }: { brief: ProjectBrief }) {
         </ul>
       )}
       <div className="flex gap-1">
-        <input
-          value={remote}
-          onChange={(e) => setRemote(e.target.value)}
-          onKeyDown={(e) => e.key === 'Enter' && void link()}
-          placeholder="git remote URL"
-          aria-label="Repository remote URL"
-          className="h-7 min-w-0 flex-1 rounded-md border border-zinc-200 px-2 text-[12px] focus:border-indigo-400 focus:outline-none"
-        />
+        <InlineInput value={remote} onChange={setRemote} onEnter={() => void link()} placeholder="git remote URL" aria-label="Repository remote URL" className="flex-1" />
         <select aria-label="Role" value={role} onChange={(e) => setRole(e.target.value as typeof role)} className="h-7 rounded-md border border-zinc-200 bg-white px-1 text-[12px]">
           <option value="primary">primary</option>
           <option value="dependency">dependency</option>

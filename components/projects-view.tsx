@@ -10,7 +10,7 @@ import { writeTool } from '@/lib/console/client/mutations';
 import type { Project } from '@/lib/console/types';
 import { FolderIcon, PlusIcon } from './icons';
 import { Skeleton } from './skeleton';
-import { useToast } from '@/lib/console/client/toast';
+import { useSubmitting } from './form-parts';
 
 function Progress({ p }: { p: Project }) {
   const total = p.tasks?.total ?? 0;
@@ -78,28 +78,19 @@ export function ProjectsView() {
 function NewProjectForm({ first, onCancel }: { first: boolean; onCancel?: () => void }) {
   const qc = useQueryClient();
   const router = useRouter();
-  const toast = useToast();
   const [title, setTitle] = useState('');
   const [key, setKey] = useState('');
   const [summary, setSummary] = useState('');
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: React.FormEvent) => {
-    e.preventDefault();
-    if (!title.trim()) return;
-    setBusy(true);
-    try {
-      const res = await writeTool<{ key: string }>('project_create', {
-        title: title.trim(),
-        ...(key.trim() ? { key: key.trim() } : {}),
-        ...(summary.trim() ? { summary: summary.trim() } : {}),
-      });
-      await qc.invalidateQueries({ queryKey: keys.projects });
-      router.push(`/projects/${res.key}`);
-    } catch (err) {
-      toast.error(err);
-      setBusy(false);
-    }
-  };
+  const { busy, submitter } = useSubmitting();
+  const submit = submitter(title.trim(), async () => {
+    const res = await writeTool<{ key: string }>('project_create', {
+      title: title.trim(),
+      ...(key.trim() ? { key: key.trim() } : {}),
+      ...(summary.trim() ? { summary: summary.trim() } : {}),
+    });
+    await qc.invalidateQueries({ queryKey: keys.projects });
+    router.push(`/projects/${res.key}`);
+  });
   const field = 'h-8 w-full rounded-md border border-zinc-200 px-2.5 text-[13px] placeholder:text-zinc-400 focus:border-indigo-400 focus:outline-none';
   return (
     <form onSubmit={submit} data-testid="new-project-form" className="mb-6 max-w-xl rounded-lg border border-zinc-200 bg-zinc-50/60 p-4">

@@ -12,3 +12,8 @@ export function CardSkeleton() {
     </div>
   );
 }
+
+/** Three placeholder rows stacked, for a list that is loading. */
+export function SkeletonRows({ className, gap = 'space-y-2' }: { className: string; gap?: string }) {
+  return <div className={gap}>{[0, 1, 2].map((i) => <Skeleton key={i} className={className} />)}</div>;
+}

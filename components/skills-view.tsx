@@ -9,11 +9,13 @@ import { useSkills } from '@/lib/console/client/memory';
 import { writeTool } from '@/lib/console/client/mutations';
 import { useToast } from '@/lib/console/client/toast';
 import type { SkillRow, SkillUpsertOutput } from '@/lib/console/types';
-import { AlertIcon, PlusIcon } from './icons';
+import { FormActions, fieldCls } from './form-parts';
+import { AddButton } from './page-parts';
+import { AlertIcon } from './icons';
 import { Markdown } from './markdown';
 import { Skeleton } from './skeleton';
 
-const field = 'w-full rounded-md border border-zinc-200 px-2.5 text-[13px] placeholder:text-zinc-400 focus:border-indigo-400 focus:outline-none';
+const field = fieldCls;
 
 type Draft = { slug: string; name: string; description: string; body: string; tags: string; base: number | null };
 
@@ -85,12 +87,7 @@ function SkillEditor({ skill, projectId, onDone }: { skill: SkillRow | null; pro
       <input value={d.description} onChange={(e) => setD({ ...d, description: e.target.value })} placeholder="When to use it (≤ 1 KB)" aria-label="Description" maxLength={1024} className={`${field} h-8`} />
       <textarea value={d.body} onChange={(e) => setD({ ...d, body: e.target.value })} placeholder="The playbook (Markdown, ≤ 64 KB)" aria-label="Body" rows={16} className={`${field} py-2 font-mono text-[12px]`} />
       <input value={d.tags} onChange={(e) => setD({ ...d, tags: e.target.value })} placeholder="tags, comma-separated" aria-label="Tags" className={`${field} h-8`} />
-      <div className="flex justify-end gap-2">
-        <button type="button" onClick={() => onDone(skill?.slug ?? '')} className="h-8 rounded-md px-3 text-[13px] text-zinc-600 hover:bg-zinc-100">Cancel</button>
-        <button type="submit" disabled={busy || !d.slug.trim() || !d.description.trim() || !d.body.trim()} className="h-8 rounded-md bg-zinc-900 px-3 text-[13px] font-medium text-white disabled:opacity-40" data-testid="skill-save">
-          Save
-        </button>
-      </div>
+      <FormActions onCancel={() => onDone(skill?.slug ?? '')} disabled={busy || !d.slug.trim() || !d.description.trim() || !d.body.trim()} testId="skill-save" submitLabel="Save" />
     </form>
   );
 }
@@ -121,9 +118,7 @@ export function SkillsView() {
             <option value="">Workspace library</option>
             {projects.data?.map((p) => <option key={p.id} value={p.id}>{p.key} · {p.title}</option>)}
           </select>
-          <button onClick={() => setEditing('new')} className="inline-flex h-7 items-center gap-1 rounded-md bg-zinc-900 px-2.5 text-[12px] font-medium text-white">
-            <PlusIcon className="size-3.5" /> New skill
-          </button>
+          <AddButton onClick={() => setEditing('new')}>New skill</AddButton>
         </div>
       </header>
       <div className="flex min-h-0 flex-1">

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import type { TaskStatus } from '@/lib/console/types';
 
 /** The status glyph of a column or task: an outline that fills as work advances. */
@@ -9,48 +10,29 @@ export function StatusIcon({ status, className = 'size-3.5' }: { status: TaskSta
     case 'todo':
       return <svg {...common}><circle cx="8" cy="8" r="6" fill="none" stroke="#71717a" strokeWidth="1.6" /></svg>;
     case 'in_progress':
-      return (
-        <svg {...common}>
-          <circle cx="8" cy="8" r="6" fill="none" stroke="#f59e0b" strokeWidth="1.6" />
-          <path d="M8 4a4 4 0 0 1 0 8z" fill="#f59e0b" />
-        </svg>
-      );
+      return <StatusGlyph {...common} ring="#f59e0b"><path d="M8 4a4 4 0 0 1 0 8z" fill="#f59e0b" /></StatusGlyph>;
     case 'in_review':
-      return (
-        <svg {...common}>
-          <circle cx="8" cy="8" r="6" fill="none" stroke="#6366f1" strokeWidth="1.6" />
-          <path d="M8 4a4 4 0 1 1-4 4h4z" fill="#6366f1" />
-        </svg>
-      );
+      return <StatusGlyph {...common} ring="#6366f1"><path d="M8 4a4 4 0 1 1-4 4h4z" fill="#6366f1" /></StatusGlyph>;
     case 'blocked':
-      return (
-        <svg {...common}>
-          <circle cx="8" cy="8" r="6" fill="none" stroke="#ef4444" strokeWidth="1.6" />
-          <path d="M5 8h6" stroke="#ef4444" strokeWidth="1.8" strokeLinecap="round" />
-        </svg>
-      );
+      return <StatusGlyph {...common} ring="#ef4444"><path d="M5 8h6" stroke="#ef4444" strokeWidth="1.8" strokeLinecap="round" /></StatusGlyph>;
     case 'done':
-      return (
-        <svg {...common}>
-          <circle cx="8" cy="8" r="7" fill="#10b981" />
-          <path d="m5 8.2 2 2 4-4.2" fill="none" stroke="#fff" strokeWidth="1.7" strokeLinecap="round" strokeLinejoin="round" />
-        </svg>
-      );
+      return <StatusGlyph {...common} disc="#10b981"><path d="m5 8.2 2 2 4-4.2" fill="none" stroke="#fff" strokeWidth="1.7" strokeLinecap="round" strokeLinejoin="round" /></StatusGlyph>;
     case 'failed':
-      return (
-        <svg {...common}>
-          <circle cx="8" cy="8" r="7" fill="#e11d48" />
-          <path d="M8 4.5v4.2M8 11h.01" stroke="#fff" strokeWidth="1.8" strokeLinecap="round" />
-        </svg>
-      );
+      return <StatusGlyph {...common} disc="#e11d48"><path d="M8 4.5v4.2M8 11h.01" stroke="#fff" strokeWidth="1.8" strokeLinecap="round" /></StatusGlyph>;
     case 'cancelled':
-      return (
-        <svg {...common}>
-          <circle cx="8" cy="8" r="7" fill="#a1a1aa" />
-          <path d="m5.6 5.6 4.8 4.8m0-4.8-4.8 4.8" stroke="#fff" strokeWidth="1.6" strokeLinecap="round" />
-        </svg>
-      );
+      return <StatusGlyph {...common} disc="#a1a1aa"><path d="m5.6 5.6 4.8 4.8m0-4.8-4.8 4.8" stroke="#fff" strokeWidth="1.6" strokeLinecap="round" /></StatusGlyph>;
   }
+}
+
+/** A status glyph that is an outlined ring (work under way) or a filled disc (work ended), with its mark inside. */
+function StatusGlyph({ ring, disc, children, ...svg }: { ring?: string; disc?: string; children: ReactNode; viewBox: string; className: string; 'aria-hidden': true }) {
+  return (
+    <svg {...svg}>
+      {ring && <circle cx="8" cy="8" r="6" fill="none" stroke={ring} strokeWidth="1.6" />}
+      {disc && <circle cx="8" cy="8" r="7" fill={disc} />}
+      {children}
+    </svg>
+  );
 }
 
 /** Priority as signal bars (0 urgent … 4 none). */

@@ -2,6 +2,7 @@
 
 import { useState } from 'react';
 import type { Criterion, TaskRow } from '@/lib/console/types';
+import { AddOnEnterInput } from './form-parts';
 import { XIcon } from './icons';
 import { Markdown } from './markdown';
 import { Section, revealCls } from './task-drawer-parts';
@@ -105,7 +106,6 @@ export function TaskDescription({ task: t, update }: { task: TaskRow & { body: s
 
 /** The acceptance criteria: tick, remove, add. They gate Done. */
 export function TaskCriteria({ task: t, update }: { task: TaskRow & { acceptance_criteria: Criterion[] }; update: Update }) {
-  const [draft, setDraft] = useState('');
   const setCriteria = (list: Criterion[]) => update(t, { acceptance_criteria: list });
   return (
     <Section title="Acceptance criteria" testId="drawer-criteria" right={t.criteria_total > 0 && <span className="text-[12px] text-zinc-500">{t.criteria_met}/{t.criteria_total} met</span>}>
@@ -128,16 +128,8 @@ export function TaskCriteria({ task: t, update }: { task: TaskRow & { acceptance
           </li>
         ))}
       </ul>
-      <input
-        value={draft}
-        onChange={(e) => setDraft(e.target.value)}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter' && draft.trim()) {
-            e.preventDefault();
-            void setCriteria([...t.acceptance_criteria, { text: draft.trim(), met: false }]);
-            setDraft('');
-          }
-        }}
+      <AddOnEnterInput
+        onAdd={(text) => void setCriteria([...t.acceptance_criteria, { text, met: false }])}
         placeholder="Add a criterion and press Enter"
         aria-label="Add criterion"
         className="mt-1 h-7 w-full rounded-md px-1 text-[13px] placeholder:text-zinc-500 focus:bg-zinc-50 focus:outline-none"

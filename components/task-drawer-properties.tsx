@@ -1,10 +1,10 @@
 'use client';
 
-import { useState } from 'react';
 import { timeLeft } from '@/lib/console/format';
-import { PRIORITY_LABEL, STATUSES, STATUS_LABEL, type Actor, type ReviewState, type TaskDetail, type TaskRow, type TaskStatus } from '@/lib/console/types';
+import { type Actor, type ReviewState, type TaskDetail, type TaskRow, type TaskStatus } from '@/lib/console/types';
 import { ActorAvatar } from './actor-avatar';
 import { useMe } from './console-providers';
+import { AddOnEnterInput, PriorityOptions, StatusOptions } from './form-parts';
 import { ClockIcon, XIcon } from './icons';
 import { PriorityIcon, StatusIcon } from './status-icon';
 import { Prop, selectCls } from './task-drawer-parts';
@@ -35,11 +35,7 @@ export function TaskProperties({
         <div className="flex items-center gap-1">
           <StatusIcon status={t.status} />
           <select aria-label="Status" data-testid="drawer-status" value={t.status} onChange={(e) => void move(t, e.target.value as TaskStatus)} className={selectCls}>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {STATUS_LABEL[s]}
-              </option>
-            ))}
+            <StatusOptions />
           </select>
         </div>
       </Prop>
@@ -47,11 +43,7 @@ export function TaskProperties({
         <div className="flex items-center gap-1">
           <PriorityIcon priority={t.priority} />
           <select aria-label="Priority" value={t.priority} onChange={(e) => void update(t, { priority: Number(e.target.value) })} className={selectCls}>
-            {PRIORITY_LABEL.map((p, i) => (
-              <option key={p} value={i}>
-                P{i} · {p}
-              </option>
-            ))}
+            <PriorityOptions />
           </select>
         </div>
       </Prop>
@@ -102,7 +94,6 @@ export function TaskProperties({
 
 /** The task's labels, each removable, and a field that adds one on Enter. */
 function LabelEditor({ task: t, update }: { task: TaskRow; update: Update }) {
-  const [draft, setDraft] = useState('');
   return (
     <div className="flex min-h-7 flex-wrap items-center gap-1 px-1.5">
       {t.labels.map((l) => (
@@ -113,16 +104,9 @@ function LabelEditor({ task: t, update }: { task: TaskRow; update: Update }) {
           </button>
         </span>
       ))}
-      <input
-        value={draft}
-        onChange={(e) => setDraft(e.target.value)}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter' && draft.trim()) {
-            e.preventDefault();
-            const l = draft.trim();
-            setDraft('');
-            if (!t.labels.includes(l)) void update(t, { labels: [...t.labels, l] });
-          }
+      <AddOnEnterInput
+        onAdd={(l) => {
+          if (!t.labels.includes(l)) void update(t, { labels: [...t.labels, l] });
         }}
         placeholder={t.labels.length ? '+' : 'Add label…'}
         aria-label="Add label"

@@ -148,16 +148,9 @@ export function TaskMemory({ detail }: { detail: TaskDetail }) {
 /** The task's comment thread; agents read it with task_get. */
 export function TaskComments({ detail, now }: { detail: TaskDetail; now: number }) {
   const qc = useQueryClient();
-  const toast = useToast();
   const onSend = async (body: string) => {
-    try {
-      await viaAction(addCommentAction({ object_type: 'task', object_id: detail.task.id, body, idempotency_key: `console:${uid()}` }));
-      await refreshTasks(qc, [detail.task.id]);
-      return true;
-    } catch (err) {
-      toast.error(err);
-      return false;
-    }
+    await viaAction(addCommentAction({ object_type: 'task', object_id: detail.task.id, body, idempotency_key: `console:${uid()}` }));
+    await refreshTasks(qc, [detail.task.id]);
   };
   return (
     <Section title={`Comments${detail.comments.length ? ` (${detail.comments.length})` : ''}`} testId="drawer-comments">

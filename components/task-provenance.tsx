@@ -9,6 +9,7 @@ import { useToast } from '@/lib/console/client/toast';
 import { bytes } from '@/lib/console/format';
 import type { AttachmentRow, CodeRefRow, TaskDetail } from '@/lib/console/types';
 import { useMe } from './console-providers';
+import { InlineInput } from './form-parts';
 import { CheckIcon, FileIcon, LinkIcon, PlusIcon, XIcon } from './icons';
 import { TimeAgo } from './time-ago';
 
@@ -261,23 +262,8 @@ export function TaskProvenance({
         </div>
         {linking && (
           <div className="mb-2 flex gap-1.5">
-            <input
-              autoFocus
-              value={url}
-              onChange={(e) => setUrl(e.target.value)}
-              onKeyDown={(e) => e.key === 'Enter' && void addLink()}
-              placeholder="https://…"
-              aria-label="Link URL"
-              className="h-7 min-w-0 flex-[2] rounded-md border border-zinc-200 px-2 text-[12px] focus:border-indigo-400 focus:outline-none"
-            />
-            <input
-              value={title}
-              onChange={(e) => setTitle(e.target.value)}
-              onKeyDown={(e) => e.key === 'Enter' && void addLink()}
-              placeholder="Title (optional)"
-              aria-label="Link title"
-              className="h-7 min-w-0 flex-1 rounded-md border border-zinc-200 px-2 text-[12px] focus:border-indigo-400 focus:outline-none"
-            />
+            <InlineInput autoFocus value={url} onChange={setUrl} onEnter={() => void addLink()} placeholder="https://…" aria-label="Link URL" className="flex-[2]" />
+            <InlineInput value={title} onChange={setTitle} onEnter={() => void addLink()} placeholder="Title (optional)" aria-label="Link title" className="flex-1" />
             <button onClick={() => void addLink()} disabled={!url.trim()} className="h-7 rounded-md bg-zinc-900 px-2.5 text-[12px] font-medium text-white disabled:opacity-40">
               Add
             </button>

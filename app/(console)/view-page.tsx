@@ -30,6 +30,10 @@ export async function projectMetadata({ params }: ProjectRoute, page: string): P
  */
 export async function ProjectPage({ route, View }: { route: ProjectRoute; View: ComponentType<{ projectKey: string }> }) {
   await requireSession();
-  const { key } = await route.params;
-  return <View projectKey={decodeURIComponent(key).toUpperCase()} />;
+  return <View projectKey={await projectKeyOf(route)} />;
+}
+
+/** The project key a `/projects/[key]` route names, decoded from the URL and upper-cased as the tools spell it. */
+export async function projectKeyOf({ params }: ProjectRoute): Promise<string> {
+  return decodeURIComponent((await params).key).toUpperCase();
 }
