@@ -3,13 +3,12 @@
 // start to the board being interactive (every column loaded and its cards on screen). Target: 1.5 s.
 // Prints JSON lines. Also exports the harness bench/board-latency.mjs uses.
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { spawnServer } from '../scripts/server-process.mjs';
-import { emit, percentile } from './_common.mjs';
+import { emit, percentile, scratchPgDatabase } from './_common.mjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -24,21 +23,9 @@ export async function startBoardServer() {
   const env = {};
   let dropDb = async () => {};
   if (process.env.DATABASE_URL) {
-    const pg = (await import('pg')).default;
-    const name = `bp_board_${randomBytes(5).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const u = new URL(process.env.DATABASE_URL);
-    u.pathname = `/${name}`;
-    env.DATABASE_URL = u.toString();
-    dropDb = async () => {
-      const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    };
+    const scratch = await scratchPgDatabase(process.env.DATABASE_URL, 'bp_board');
+    env.DATABASE_URL = scratch.url;
+    dropDb = scratch.drop;
   } else {
     env.DATABASE_URL = undefined;
   }

@@ -7,12 +7,11 @@
 // Needs Postgres (DATABASE_URL): the history (who finished what, when; reviews) is shaped in SQL,
 // because months of work cannot be replayed through the tools in a bench run.
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { spawnServer } from '../scripts/server-process.mjs';
-import { emit, percentile } from './_common.mjs';
+import { emit, percentile, scratchPgDatabase } from './_common.mjs';
 import { launch, mcp, root, signedInPage } from './board-render.mjs';
 
 const TASKS = Number(process.env.INSIGHTS_BENCH_TASKS ?? 10_000);
@@ -35,20 +34,14 @@ const round = (x) => Math.round(x * 100) / 100;
 
 async function main() {
   if (!process.env.DATABASE_URL) throw new Error('bench/insights.mjs needs DATABASE_URL (npm run bench starts a Postgres)');
-  const name = `bp_insights_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const u = new URL(process.env.DATABASE_URL);
-  u.pathname = `/${name}`;
+  const scratch = await scratchPgDatabase(process.env.DATABASE_URL, 'bp_insights');
   const server = await spawnServer({
     label: 'insights-bench',
-    env: { DATABASE_URL: u.toString(), NEXT_PUBLIC_SUPABASE_URL: undefined, BULLPEN_RATE_KEY_PER_SECOND: '1000000', BULLPEN_RATE_WORKSPACE_PER_SECOND: '1000000' },
+    env: { DATABASE_URL: scratch.url, NEXT_PUBLIC_SUPABASE_URL: undefined, BULLPEN_RATE_KEY_PER_SECOND: '1000000', BULLPEN_RATE_WORKSPACE_PER_SECOND: '1000000' },
     ready: (out) => /Sign in\s+http/.test(out),
   });
   const cli = async (...args) => JSON.parse((await promisify(execFile)(process.execPath, [path.join(root, 'bin/bullpen.mjs'), ...args], { cwd: root, env: server.env })).stdout);
-  const sql = new pg.Client({ connectionString: u.toString() });
+  const sql = new pg.Client({ connectionString: scratch.url });
   await sql.connect();
   const browser = await launch();
   const board = { url: server.url, link: async () => (await cli('human', 'invite', 'Owner', '--json')).url };
@@ -176,12 +169,9 @@ async function main() {
       console.error('server did not stop in 15 s: killing it');
       await server.kill('SIGKILL');
     }
-    const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await c.connect();
     // INSIGHTS_BENCH_KEEP=1 leaves the seeded database for profiling
-    if (process.env.INSIGHTS_BENCH_KEEP) console.error(`kept database ${name}`);
-    else await c.query(`drop database if exists ${name} with (force)`);
-    await c.end();
+    if (process.env.INSIGHTS_BENCH_KEEP) console.error(`kept database ${scratch.name}`);
+    else await scratch.drop();
   }
 }
 

@@ -5,7 +5,7 @@ import { scopeFor, toolAllowed } from '../core/scopes';
 import type { Claims, Db } from '../db/types';
 import { hashKey } from './keys';
 import { getLimits, type Limits, type Refusal } from './limits';
-import { clientAddress, type HeaderSource } from './transport';
+import { BodyTooLarge, checkTransport, clientAddress, readBodyText, tooLargeResponse, type HeaderSource } from './transport';
 
 export type KeyIdentity = {
   claims: Claims;
@@ -316,4 +316,22 @@ export function doorResponse(r: DoorRefusal): Response {
 export async function limitByAddress(req: { headers: HeaderSource }, db: Db, address?: string | null): Promise<Response | null> {
   const r = await getLimits(db).consumeAddress(clientAddress(req.headers, address));
   return r && doorResponse(fromLimit(r));
+}
+
+/**
+ * The front of a sign-in route's POST (spending a link, signing out): the transport check, the
+ * client address's bucket (sign-in tokens are secrets to guess, so every attempt costs it), then
+ * the form body within `limit` bytes. The form, or the Response that refuses the request.
+ */
+export async function signInForm(req: Request, db: Db, limit: number): Promise<URLSearchParams | Response> {
+  const refused = checkTransport(req);
+  if (refused) return refused;
+  const limited = await limitByAddress(req, db);
+  if (limited) return limited;
+  try {
+    return new URLSearchParams(await readBodyText(req, limit));
+  } catch (err) {
+    if (err instanceof BodyTooLarge) return tooLargeResponse(limit);
+    throw err;
+  }
 }

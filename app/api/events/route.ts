@@ -1,7 +1,5 @@
-import { getDb } from '@/lib/db';
 import { toolError } from '@/lib/core/errors';
-import { getSession } from '@/lib/console/auth';
-import { authenticateRequest, doorResponse } from '@/lib/server/auth';
+import { consoleDoor } from '@/lib/console/door';
 import { getHub } from '@/lib/console/hub';
 import { liveStream, parseResume } from '@/lib/console/live-stream';
 import { changeReplay } from '@/lib/console/ops';
@@ -18,11 +16,9 @@ export const dynamic = 'force-dynamic';
  * (the catch-up the Supabase Realtime path uses after a reconnect).
  */
 export async function GET(req: Request): Promise<Response> {
-  const db = await getDb();
-  const door = await authenticateRequest(req, { db, session: getSession, keys: false });
-  if (!door.ok) return doorResponse(door.refusal);
-  if (door.caller.via !== 'session') throw new Error('the live feed admits console sessions only');
-  const session = door.caller.session;
+  const door = await consoleDoor(req);
+  if (door instanceof Response) return door;
+  const { db, session } = door;
   const who = { db, claims: session.claims };
   const url = new URL(req.url);
   const resume = parseResume(req.headers.get('last-event-id'), url.searchParams.get('after'));

@@ -2,9 +2,8 @@ import { NextResponse } from 'next/server';
 import { openSession, sessionCookieName, sessionCookieOptions, signSession } from '@/lib/console/session';
 import { consumeSignInToken, peekSignInToken } from '@/lib/console/signin';
 import { getDb } from '@/lib/db';
-import { limitByAddress } from '@/lib/server/auth';
+import { signInForm } from '@/lib/server/auth';
 import { isSecureRequest, requestOrigin } from '@/lib/server/config';
-import { BodyTooLarge, checkTransport, readBodyText, tooLargeResponse } from '@/lib/server/transport';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -19,18 +18,8 @@ const LIMIT = 4096;
  * sign-in page with the reason.
  */
 export async function POST(req: Request): Promise<Response> {
-  const refused = checkTransport(req);
-  if (refused) return refused;
-  // sign-in tokens are secrets to guess: every attempt costs the client address's bucket
-  const limited = await limitByAddress(req, await getDb());
-  if (limited) return limited;
-  let form: URLSearchParams;
-  try {
-    form = new URLSearchParams(await readBodyText(req, LIMIT));
-  } catch (err) {
-    if (err instanceof BodyTooLarge) return tooLargeResponse(LIMIT);
-    throw err;
-  }
+  const form = await signInForm(req, await getDb(), LIMIT);
+  if (form instanceof Response) return form;
   const db = await getDb();
   const token = form.get('token');
   if (form.get('intent') === 'peek') {

@@ -4,9 +4,8 @@ import { currentCookieName, getSession } from '@/lib/console/auth';
 import { revokeSessions, sessionCookieOptions } from '@/lib/console/session';
 import { supabaseConfig } from '@/lib/console/supabase';
 import { getDb } from '@/lib/db';
-import { limitByAddress } from '@/lib/server/auth';
+import { signInForm } from '@/lib/server/auth';
 import { requestOrigin } from '@/lib/server/config';
-import { BodyTooLarge, checkTransport, readBodyText, tooLargeResponse } from '@/lib/server/transport';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -18,18 +17,8 @@ export const dynamic = 'force-dynamic';
  * seconds.
  */
 export async function POST(req: Request): Promise<Response> {
-  const refused = checkTransport(req);
-  if (refused) return refused;
-  // sign-in tokens are secrets to guess: every attempt costs the client address's bucket
-  const limited = await limitByAddress(req, await getDb());
-  if (limited) return limited;
-  let form: URLSearchParams;
-  try {
-    form = new URLSearchParams(await readBodyText(req, 1024));
-  } catch (err) {
-    if (err instanceof BodyTooLarge) return tooLargeResponse(1024);
-    throw err;
-  }
+  const form = await signInForm(req, await getDb(), 1024);
+  if (form instanceof Response) return form;
   const everywhere = form.get('scope') === 'everywhere';
   const origin = requestOrigin(req);
   const store = await cookies();

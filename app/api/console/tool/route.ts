@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { getSession } from '@/lib/console/auth';
+import { consoleDoor } from '@/lib/console/door';
 import { runTool } from '@/lib/console/ops';
 import { getTool } from '@/lib/core/registry';
-import { getDb } from '@/lib/db';
 import { toolError } from '@/lib/core/errors';
-import { authenticateRequest, doorResponse } from '@/lib/server/auth';
 import { BodyTooLarge, readJsonBody, tooLargeResponse } from '@/lib/server/transport';
 
 export const runtime = 'nodejs';
@@ -19,9 +17,8 @@ const body = z.strictObject({ tool: z.string().min(1).max(64), input: z.unknown(
  * Console sessions only; the door charges the person's and the workspace's rate limits.
  */
 export async function POST(req: Request): Promise<Response> {
-  const db = await getDb();
-  const door = await authenticateRequest(req, { db, session: getSession, keys: false });
-  if (!door.ok) return doorResponse(door.refusal);
+  const door = await consoleDoor(req);
+  if (door instanceof Response) return door;
   let raw: unknown;
   try {
     raw = await readJsonBody(req);
@@ -40,6 +37,6 @@ export async function POST(req: Request): Promise<Response> {
       { status: 405 },
     );
   }
-  const env = await runTool({ db, claims: door.caller.claims }, parsed.data.tool, parsed.data.input ?? {});
+  const env = await runTool({ db: door.db, claims: door.session.claims }, parsed.data.tool, parsed.data.input ?? {});
   return Response.json(env, { headers: { 'cache-control': 'no-store' } });
 }
