@@ -61,6 +61,12 @@ describe('runHeaders', () => {
     expect(derived['X-Bullpen-Run']).toBe(derivedCliRun());
     expect(derived['X-Bullpen-Run']).toMatch(/^cli-[0-9a-f]{6}-\d+-\d{8}$/);
     expect(derived['X-Bullpen-Repo']).toBe('https://github.com/a/b');
+    // one shell acting with two keys keeps a run per key: a run belongs to the actor that started it
+    const a = runHeaders({}, null, 'bp_live_aaaaaaaa')['X-Bullpen-Run'];
+    const b = runHeaders({}, null, 'bp_live_bbbbbbbb')['X-Bullpen-Run'];
+    expect(a).toMatch(/^cli-[0-9a-f]{6}-\d+-\d{8}$/);
+    expect(a).not.toBe(b);
+    expect(runHeaders({}, null, 'bp_live_aaaaaaaa')['X-Bullpen-Run']).toBe(a);
     expect(runHeaders({ BULLPEN_REPO: 'https://u:p@gitlab.com/g/r.git' }, null)['X-Bullpen-Repo']).toBe('https://gitlab.com/g/r');
   });
 });

@@ -40,10 +40,11 @@ export async function gitContext(cwd = process.cwd()): Promise<GitContext | null
 
 /**
  * The run a CLI command belongs to when BULLPEN_RUN_ID is unset: one per calling shell (its
- * process id) on this machine and day, so the commands of one script form one run.
+ * process id), key, machine and day, so the commands of one script form one run, and a shell that
+ * acts with two keys keeps two runs (a run belongs to the actor that started it).
  */
-export function derivedCliRun(now = new Date(), ppid = process.ppid, host = hostname()): string {
-  const h = createHash('sha256').update(host).digest('hex').slice(0, 6);
+export function derivedCliRun(now = new Date(), ppid = process.ppid, host = hostname(), key = ''): string {
+  const h = createHash('sha256').update(key ? `${host}\0${key}` : host).digest('hex').slice(0, 6);
   return `cli-${h}-${ppid}-${now.toISOString().slice(0, 10).replace(/-/g, '')}`;
 }
 
@@ -72,9 +73,9 @@ export function withGitDefaults(tool: string, input: Record<string, unknown>, g:
   return out;
 }
 
-/** The run headers for a CLI call, from the environment (and the repository it stands in). */
-export function runHeaders(env: Record<string, string | undefined>, g: GitContext | null): Record<string, string> {
-  const h: Record<string, string> = { 'X-Bullpen-Run': env.BULLPEN_RUN_ID || derivedCliRun() };
+/** The run headers for a CLI call made with `key`, from the environment (and the repository it stands in). */
+export function runHeaders(env: Record<string, string | undefined>, g: GitContext | null, key = ''): Record<string, string> {
+  const h: Record<string, string> = { 'X-Bullpen-Run': env.BULLPEN_RUN_ID || derivedCliRun(new Date(), process.ppid, hostname(), key) };
   if (env.BULLPEN_PARENT_RUN_ID) h['X-Bullpen-Parent-Run'] = env.BULLPEN_PARENT_RUN_ID;
   if (env.BULLPEN_RUN_GROUP) h['X-Bullpen-Run-Group'] = env.BULLPEN_RUN_GROUP;
   const repo = env.BULLPEN_REPO ? stripCredentials(env.BULLPEN_REPO) : g?.remote;

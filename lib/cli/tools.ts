@@ -129,7 +129,7 @@ export async function connectTools(key: string): Promise<{
   const client = new Client({ name: 'bullpen-cli', version: '0.1.0' });
   // the run (BULLPEN_RUN_ID, _PARENT_RUN_ID, _RUN_GROUP) and the repository the caller stands in
   const repo = process.env.BULLPEN_REPO === 'off' ? null : await gitContext();
-  const headers: Record<string, string> = { Authorization: `Bearer ${key}`, ...runHeaders(process.env, repo) };
+  const headers: Record<string, string> = { Authorization: `Bearer ${key}`, ...runHeaders(process.env, repo, key) };
   let connected: Promise<void> | null = null;
   const failure = (err: unknown): CliEnvelope => {
     const message = (err as Error).message;
