@@ -19,6 +19,13 @@ export const ENV_VARS = [
   // where the data lives
   { name: 'BULLPEN_DATA_DIR', defaultText: '`.bullpen/data`', description: 'embedded database directory (`server.json` for the CLI sits beside it)', audience: 'server' },
   { name: 'DATABASE_URL', defaultText: 'unset', description: 'use a Postgres server (Supabase or any Postgres ≥ 15) instead of the embedded one', audience: 'server' },
+  {
+    name: 'BULLPEN_DB_OPEN_TIMEOUT_MS',
+    default: '300000',
+    defaultText: '`300000` (5 min)',
+    description: 'how long start-up (or a CLI command that opens the embedded database itself) may take to open and migrate the database; past it, it stops with an error naming `bullpen restore` instead of hanging',
+    audience: 'server',
+  },
   // the door
   { name: 'PORT', default: '3000', description: 'port for `bullpen start`', flag: '--port', audience: 'server' },
   { name: 'BULLPEN_HOST', default: '127.0.0.1', description: 'interface for `bullpen start`; `0.0.0.0` puts it on the network (the banner says so)', flag: '--host', audience: 'server' },
@@ -40,12 +47,6 @@ export const ENV_VARS = [
     name: 'BULLPEN_SUPABASE_RECHECK_MS',
     default: '30000',
     description: 'how often an open live stream asks Supabase Auth whether its session still stands',
-    audience: 'server',
-  },
-  {
-    name: 'BULLPEN_DB_OPEN_TIMEOUT_MS',
-    default: '300000',
-    description: 'how long start-up (or a CLI command that opens the database itself) may take to open and migrate the database before it stops with an error naming `bullpen restore`',
     audience: 'server',
   },
   { name: 'BULLPEN_MCP_MAX_BODY_BYTES', default: '1048576', description: 'largest MCP request body; larger → 413', audience: 'server' },
