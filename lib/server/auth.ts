@@ -222,9 +222,10 @@ const KEY_SHAPE = /^bp_[A-Za-z0-9_-]{8,190}$/;
  * The one door for every route that takes an API key (and, where a route allows it, a console
  * session). In this order:
  *
- * 1. A key the process has not seen authenticate (missing, malformed, unknown, revoked) is charged
- *    to the client address's bucket before any lookup; a person's session check likewise when no
- *    session turns up.
+ * 1. A client address whose failed attempts (missing, malformed, unknown, revoked or expired
+ *    keys, each charged to its bucket) emptied it is refused before any lookup, until the bucket
+ *    refills; a key that authenticates costs its address nothing. A person's failed session check
+ *    is charged likewise.
  * 2. The key's own bucket (a person's: `h:<actor>`); a call refused here costs its workspace nothing.
  * 3. The lookup: revoked or expired keys are 401, as unknown ones.
  * 4. Scopes: a key whose scopes do not cover `tool` is 403 insufficient_scope.
@@ -236,7 +237,7 @@ export async function authenticateRequest<S extends { claims: Claims; actor_id: 
 ): Promise<DoorResult<S>> {
   const limits = opts.limits ?? getLimits(opts.db);
   const byAddress = async (): Promise<DoorRefusal | null> => {
-    const r = await limits.consumeAddress(clientAddress(req.headers, opts.address ?? req.address));
+    const r = await limits.chargeAddress(clientAddress(req.headers, opts.address ?? req.address));
     return r && fromLimit(r);
   };
   const admitWorkspace = (tenantId: string) => async () => {
@@ -267,15 +268,19 @@ export async function authenticateRequest<S extends { claims: Claims; actor_id: 
   const key = bearer(req.headers);
   const wellFormed = !!key && KEY_SHAPE.test(key);
   const hash = wellFormed ? hashKey(key!) : null;
-  if (!hash || !knownKeys.has(hash)) {
-    const limited = await byAddress();
-    if (limited) return { ok: false, refusal: limited };
-  }
-  if (!hash) return { ok: false, refusal: { status: 401, headers: {}, error: NO_KEY } };
+  const address = clientAddress(req.headers, opts.address ?? req.address);
+  // an address whose failed attempts emptied its bucket is refused before any lookup
+  const refusedHere = !hash || !knownKeys.has(hash) ? limits.addressRefused(address) : null;
+  if (refusedHere) return { ok: false, refusal: fromLimit(refusedHere) };
+  const failed = async (): Promise<DoorResult<S>> => {
+    const limited = await limits.chargeAddress(address);
+    return { ok: false, refusal: limited ? fromLimit(limited) : { status: 401, headers: {}, error: NO_KEY } };
+  };
+  if (!hash) return failed();
   const keyLimited = await limits.consumeKey(hash);
   if (keyLimited) return { ok: false, refusal: fromLimit(keyLimited) };
   const identity = await authenticateKey(opts.db, key, opts.run ?? null, { sessionId: opts.sessionId, cached: opts.cached, hash });
-  if (!identity) return { ok: false, refusal: { status: 401, headers: {}, error: NO_KEY } };
+  if (!identity) return failed();
   const tool = opts.tool ? getTool(opts.tool) : undefined;
   if (tool && !toolAllowed(tool, identity.scopes)) {
     const scope = scopeFor(tool);

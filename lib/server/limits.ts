@@ -141,6 +141,8 @@ export class Limits {
   private readonly reserving = new Map<string, Promise<Refusal | null>>();
   private readonly perWorkspace: RateLimiterAbstract | null;
   private readonly perAddress: RateLimiterAbstract | null;
+  /** Addresses whose failed attempts emptied their bucket, until it refills. */
+  private readonly refusedAddresses = new Map<string, { until: number; refusal: Refusal }>();
   private readonly slots = new Map<string, Semaphore>();
   /** When each workspace last started a call (ms): who counts as active. */
   private readonly lastCall = new Map<string, number>();
@@ -198,6 +200,27 @@ export class Limits {
    */
   consumeAddress(address: string): Promise<Refusal | null> {
     return this.take(this.perAddress, address, 'this address');
+  }
+
+  /**
+   * Charges a failed attempt (an unknown, malformed, revoked or expired key) to the address's
+   * bucket; once it is empty the address is refused until it refills (addressRefused), before any
+   * lookup. A key that authenticates costs its address nothing, so a machine that starts many
+   * agents at once is not throttled for it.
+   */
+  async chargeAddress(address: string): Promise<Refusal | null> {
+    const r = await this.consumeAddress(address);
+    if (r) this.refusedAddresses.set(address, { until: Date.now() + r.retryAfterSeconds * 1000, refusal: r });
+    return r;
+  }
+
+  /** The refusal an address earned with failed attempts (chargeAddress), while it lasts; else null. Costs no query. */
+  addressRefused(address: string): Refusal | null {
+    const hit = this.refusedAddresses.get(address);
+    if (!hit) return null;
+    if (hit.until > Date.now()) return hit.refusal;
+    this.refusedAddresses.delete(address);
+    return null;
   }
 
   /** The workspace's bucket alone (all its keys together). */

@@ -88,6 +88,8 @@ describe('bullpen start on a fresh clone', () => {
     first = bullpen(['start'], freshEnv({ PORT: port }));
     url = `http://127.0.0.1:${port}`;
     await waitForHealth(url, first);
+    // the banner follows the first answer by a moment: wait for it rather than race it
+    for (const t0 = Date.now(); !first.output().includes('Console    http') && Date.now() - t0 < 15_000; ) await new Promise((r) => setTimeout(r, 100));
     const out = first.output();
     expect(out).toContain('Opening the embedded database in .bullpen/data');
     expect(out).toMatch(/Migrating 1 of \d+: 0001_/);
