@@ -63,7 +63,7 @@ export const ENV_VARS = [
   {
     name: 'BULLPEN_RATE_ADDRESS_PER_SECOND',
     default: '20',
-    description: 'failed key attempts (unknown, malformed, revoked, expired) per second per client address, and sign-in attempts; once spent, the address's unknown keys are refused before any lookup (0: off)',
+    description: 'failed key attempts (unknown, malformed, revoked, expired) per second per client address, and sign-in attempts; once spent, unknown keys from that address are refused before any lookup (0: off)',
     audience: 'server',
   },
   { name: 'BULLPEN_RATE_WINDOW_SECONDS', default: '2', description: 'a bucket holds rate × window calls and refills each window', audience: 'server' },
