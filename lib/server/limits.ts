@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { toolError, type ToolError } from '../core/errors';
 import type { Db } from '../db/types';
+import { envNumber, type EnvName } from '../shared/env';
 
 /**
  * Fair sharing. Two gates in front of every MCP call:
@@ -22,8 +23,9 @@ import type { Db } from '../db/types';
  *    Calls past the cap wait their turn (FIFO) for a bounded time, then get a retryable BUSY.
  */
 
-function envNumber(name: string, fallback: number): number {
-  const v = Number(process.env[name]);
+/** A limit setting from the one environment list (lib/shared/env.ts); `fallback` where it is unset, computed or invalid. */
+function setting(name: EnvName, fallback: number): number {
+  const v = envNumber(name);
   return Number.isFinite(v) && v >= 0 ? v : fallback;
 }
 
@@ -49,18 +51,18 @@ export type LimitSettings = {
 
 /** The limits the environment sets (README: Configuration). */
 export function limitSettings(): LimitSettings {
-  const pool = envNumber('BULLPEN_PG_POOL_MAX', 20);
+  const pool = setting('BULLPEN_PG_POOL_MAX', 20);
   return {
-    keyPerSecond: envNumber('BULLPEN_RATE_KEY_PER_SECOND', 30),
-    workspacePerSecond: envNumber('BULLPEN_RATE_WORKSPACE_PER_SECOND', 100),
-    addressPerSecond: envNumber('BULLPEN_RATE_ADDRESS_PER_SECOND', 20),
-    windowSeconds: Math.max(1, envNumber('BULLPEN_RATE_WINDOW_SECONDS', 2)),
+    keyPerSecond: setting('BULLPEN_RATE_KEY_PER_SECOND', 30),
+    workspacePerSecond: setting('BULLPEN_RATE_WORKSPACE_PER_SECOND', 100),
+    addressPerSecond: setting('BULLPEN_RATE_ADDRESS_PER_SECOND', 20),
+    windowSeconds: Math.max(1, setting('BULLPEN_RATE_WINDOW_SECONDS', 2)),
     // A workspace's queries compete for the CPU with everyone else's: while others are active it gets
     // half the machine's cores' worth at once (at least 1, at most half the pool), leaving the other
     // half to its neighbours (bench/fairness.ts: 2 cores → 1).
-    workspaceConcurrency: Math.max(1, envNumber('BULLPEN_WORKSPACE_CONCURRENCY', Math.max(1, Math.min(Math.floor(pool / 2), Math.floor(availableParallelism() / 2))))),
-    workspaceConcurrencyAlone: Math.max(1, envNumber('BULLPEN_WORKSPACE_CONCURRENCY_ALONE', Math.max(2, Math.floor(pool / 2)))),
-    queueTimeoutMs: envNumber('BULLPEN_WORKSPACE_QUEUE_MS', 10_000),
+    workspaceConcurrency: Math.max(1, setting('BULLPEN_WORKSPACE_CONCURRENCY', Math.max(1, Math.min(Math.floor(pool / 2), Math.floor(availableParallelism() / 2))))),
+    workspaceConcurrencyAlone: Math.max(1, setting('BULLPEN_WORKSPACE_CONCURRENCY_ALONE', Math.max(2, Math.floor(pool / 2)))),
+    queueTimeoutMs: setting('BULLPEN_WORKSPACE_QUEUE_MS', 10_000),
   };
 }
 
@@ -210,7 +212,11 @@ export class Limits {
    */
   async chargeAddress(address: string): Promise<Refusal | null> {
     const r = await this.consumeAddress(address);
-    if (r) this.refusedAddresses.set(address, { until: Date.now() + r.retryAfterSeconds * 1000, refusal: r });
+    if (r) {
+      // a flood from many addresses must not grow the process without bound
+      if (this.refusedAddresses.size >= 10_000) this.refusedAddresses.clear();
+      this.refusedAddresses.set(address, { until: Date.now() + r.retryAfterSeconds * 1000, refusal: r });
+    }
     return r;
   }
 
