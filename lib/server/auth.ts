@@ -6,6 +6,7 @@ import type { Claims, Db } from '../db/types';
 import { hashKey } from './keys';
 import { getLimits, type Limits, type Refusal } from './limits';
 import { BodyTooLarge, checkTransport, clientAddress, readBodyText, tooLargeResponse, type HeaderSource } from './transport';
+import { envNumber } from '../shared/env';
 
 export type KeyIdentity = {
   claims: Claims;
@@ -72,7 +73,7 @@ type KeyRow = {
 
 /** How long a looked-up key is believed without asking the database again (BULLPEN_KEY_CACHE_MS). */
 export function keyCacheMs(): number {
-  const v = Number(process.env.BULLPEN_KEY_CACHE_MS);
+  const v = envNumber('BULLPEN_KEY_CACHE_MS');
   return Number.isFinite(v) && v >= 0 ? v : 1000;
 }
 

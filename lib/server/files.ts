@@ -7,6 +7,7 @@ import { toolError } from '../core/errors';
 import { MEDIA_TYPE, UNPRINTABLE } from '../core/attachments';
 import type { Claims, Db, Row } from '../db/types';
 import { readBody, type BodySource } from './transport';
+import { env, envNumber } from '../shared/env';
 
 /**
  * Where attachment files live. Embedded: a files directory beside the data directory
@@ -24,13 +25,13 @@ export interface FileStore {
 
 /** The largest upload accepted, in bytes (BULLPEN_MAX_UPLOAD_BYTES, default 25 MiB). */
 export function maxUploadBytes(): number {
-  const v = Number(process.env.BULLPEN_MAX_UPLOAD_BYTES ?? 25 * 1024 * 1024);
+  const v = envNumber('BULLPEN_MAX_UPLOAD_BYTES');
   return Number.isFinite(v) && v >= 1 ? Math.floor(v) : 25 * 1024 * 1024;
 }
 
 /** The embedded store's directory: BULLPEN_FILES_DIR, else `files` beside the data directory. */
 export function filesDir(): string {
-  return path.resolve(/*turbopackIgnore: true*/ process.env.BULLPEN_FILES_DIR ?? path.join(path.dirname(dataDir()), 'files'));
+  return path.resolve(/*turbopackIgnore: true*/ env('BULLPEN_FILES_DIR') ?? path.join(path.dirname(dataDir()), 'files'));
 }
 
 /** A name as people see it: control and bidirectional-formatting characters removed, trimmed. */
@@ -152,10 +153,10 @@ type Holder = { [STORE]?: FileStore };
 export function fileStore(): FileStore {
   const g = globalThis as Holder;
   if (!g[STORE]) {
-    const url = process.env.SUPABASE_URL ?? process.env.NEXT_PUBLIC_SUPABASE_URL;
-    const serviceKey = process.env.SUPABASE_SERVICE_ROLE_KEY;
+    const url = env('SUPABASE_URL') ?? env('NEXT_PUBLIC_SUPABASE_URL');
+    const serviceKey = env('SUPABASE_SERVICE_ROLE_KEY');
     g[STORE] = url && serviceKey
-      ? supabaseStore({ url, serviceKey, bucket: process.env.BULLPEN_STORAGE_BUCKET ?? 'attachments' })
+      ? supabaseStore({ url, serviceKey, bucket: env('BULLPEN_STORAGE_BUCKET') ?? 'attachments' })
       : localStore();
   }
   return g[STORE]!;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { config, trustsProxy } from './config';
+import { env } from '../shared/env';
 
 /**
  * The closed transport: which Host and Origin a request may carry, whether X-Forwarded-* is
@@ -49,7 +50,7 @@ export function configuredHosts(): string[] {
       // a malformed public URL allows nothing extra
     }
   }
-  for (const h of (process.env.BULLPEN_ALLOWED_HOSTS ?? '').split(',')) {
+  for (const h of (env('BULLPEN_ALLOWED_HOSTS') ?? '').split(',')) {
     const t = h.trim().toLowerCase();
     if (t) out.push(t);
   }
