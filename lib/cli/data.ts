@@ -5,7 +5,7 @@ import path from 'node:path';
 import { dataDir } from '../db';
 import { writeFilePrivate } from '../db/private-fs';
 import { backupEmbedded, restoreEmbedded } from '../server/backup';
-import { DataError, exportWorkspace, importWorkspace, type ExportDoc, type ImportResult } from '../server/export';
+import { DataError, exportWorkspace, importWorkspaceStream, type ExportDoc, type ImportResult } from '../server/export';
 import { exportMarkdown } from '../server/export-markdown';
 import { shellQuote } from '../mcp/connect';
 import { DataDirHeld, lockDataDir } from './data-lock';
@@ -188,15 +188,11 @@ export async function importCmd(argv: string[]): Promise<number> {
     const { ok: _ok, ...result } = env;
     r = result;
   } else {
-    let doc: unknown;
+    // no server holds the database: this process imports the file itself, reading it piece by piece
     try {
-      doc = JSON.parse(await readFile(positionals[0], 'utf8'));
-    } catch (err) {
-      console.error(`bullpen: ${positionals[0]} is not JSON: ${(err as Error).message}`);
-      return EXIT.USAGE;
-    }
-    try {
-      r = (await adminStep('import', { export: doc, workspace: values.workspace, name: values.name }, (db) => importWorkspace(db, doc, { slug: values.workspace, name: values.name }))).result;
+      r = await withDirectDb('bullpen import', (db) =>
+        importWorkspaceStream(db, createReadStream(positionals[0], { highWaterMark: 1024 * 1024 }), { slug: values.workspace, name: values.name }),
+      );
     } catch (err) {
       return refused(err);
     }

@@ -128,6 +128,31 @@ export async function openPg(connectionString: string, opts: { max?: number; acq
         client.release(broken);
       }
     },
+    async transaction<T>(fn: (s: Session) => Promise<T>) {
+      const client = await connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('begin');
+        try {
+          const out = await fn({
+            query: async <R extends Row = Row>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as R[],
+            exec: async (sql: string) => {
+              await client.query(sql);
+            },
+          });
+          await client.query('commit');
+          return out;
+        } catch (err) {
+          await client.query('rollback').catch(() => {});
+          throw err;
+        }
+      } catch (err) {
+        broken = connectionLost(err) ? (err as Error) : undefined;
+        throw err;
+      } finally {
+        client.release(broken);
+      }
+    },
     async listen(channel: string, onPayload: (payload: string) => void) {
       if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`bad channel ${channel}`);
       if (channel === 'bullpen_changes' && quiet) {

@@ -54,6 +54,16 @@ export function wrapPglite(pg: PGlite, dataDir?: string): Db {
         },
       });
     },
+    async transaction<T>(fn: (s: Session) => Promise<T>) {
+      return pg.transaction(async (tx) =>
+        fn({
+          query: async <R extends Row = Row>(sql: string, params?: unknown[]) => (await tx.query<R>(sql, params as never[])).rows,
+          exec: async (sql: string) => {
+            await tx.exec(sql);
+          },
+        }),
+      );
+    },
     async listen(channel: string, onPayload: (payload: string) => void) {
       const unsub = await pg.listen(channel, onPayload);
       return async () => unsub();

@@ -24,6 +24,12 @@ export interface Db {
    * transactions in a row). On the embedded database every call shares the one connection anyway.
    */
   session<T>(fn: (s: Session) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn inside one transaction on one connection: committed when fn resolves, rolled back when
+   * it throws. On the embedded database nothing else runs until it ends (long work such as an
+   * import holds every other call meanwhile, so do slow reading before, not inside).
+   */
+  transaction<T>(fn: (s: Session) => Promise<T>): Promise<T>;
   /** Subscribes to a NOTIFY channel; resolves to an unsubscribe function. */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   /**

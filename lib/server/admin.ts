@@ -1,10 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { z } from 'zod';
 import { describeIssues } from '../core/execute';
 import { toolError, type ErrorCode, type ToolError } from '../core/errors';
 import { mapDbError } from '../core/sql-errors';
 import { DataError } from './export';
-import { BodyTooLarge, readJsonBody } from './transport';
+import { BodyAborted, BodyTooLarge, readJsonBody, spoolBody } from './transport';
 import { env } from '../shared/env';
 
 /**
@@ -55,25 +58,55 @@ export async function adminRoute<S extends z.ZodType>(
   run: (input: z.infer<S>) => Promise<object>,
   opts: { maxBodyBytes?: number } = {},
 ): Promise<Response> {
-  if (!adminAllowed(req)) {
-    return adminErrorResponse(
-      toolError('UNAUTHENTICATED', 'admin token required', 'send x-bullpen-admin-token from the running server’s server.json; the bullpen CLI does this for you'),
-    );
-  }
+  if (!adminAllowed(req)) return unauthenticated();
   let raw: unknown;
   try {
     raw = await readJsonBody(req, opts.maxBodyBytes);
   } catch (err) {
     if (!(err instanceof BodyTooLarge)) throw err;
-    return adminErrorResponse(toolError('PAYLOAD_TOO_LARGE', `request body exceeds ${err.limit} bytes`, 'send a smaller request'));
+    return tooLarge(err.limit);
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const { message, fields } = describeIssues(parsed.error.issues);
     return adminErrorResponse(toolError('VALIDATION_ERROR', message, 'send a JSON object with the fields this route takes', { fields }));
   }
+  return answer(() => run(parsed.data));
+}
+
+/**
+ * An administration route whose body is too large to hold in memory (an import): the body is
+ * written to a private temporary file as it arrives, up to `maxBodyBytes`, and `run` reads that
+ * file; the file is removed afterwards. The body is spooled before `run` starts, so a slow upload
+ * never holds the database.
+ */
+export async function adminFileRoute(req: Request, run: (file: string) => Promise<object>, opts: { maxBodyBytes: number }): Promise<Response> {
+  if (!adminAllowed(req)) return unauthenticated();
+  const dir = await mkdtemp(path.join(tmpdir(), 'bullpen-body-'));
   try {
-    return Response.json({ ok: true, ...(await run(parsed.data)) }, { headers: { 'cache-control': 'no-store' } });
+    const file = path.join(dir, 'body');
+    try {
+      await spoolBody(req, opts.maxBodyBytes, file);
+    } catch (err) {
+      if (err instanceof BodyTooLarge) return tooLarge(err.limit);
+      if (err instanceof BodyAborted) return adminErrorResponse(toolError('VALIDATION_ERROR', 'the request body ended early', 'send the whole file again'));
+      throw err;
+    }
+    return await answer(() => run(file));
+  } finally {
+    await rm(dir, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+const unauthenticated = () =>
+  adminErrorResponse(toolError('UNAUTHENTICATED', 'admin token required', 'send x-bullpen-admin-token from the running server’s server.json; the bullpen CLI does this for you'));
+
+const tooLarge = (limit: number) => adminErrorResponse(toolError('PAYLOAD_TOO_LARGE', `request body exceeds ${limit} bytes`, 'send a smaller request'));
+
+/** `{ok: true, …result}`, or the envelope of what `run` threw (a database error is mapped once, by mapDbError). */
+async function answer(run: () => Promise<object>): Promise<Response> {
+  try {
+    return Response.json({ ok: true, ...(await run()) }, { headers: { 'cache-control': 'no-store' } });
   } catch (err) {
     return adminErrorResponse(err instanceof DataError ? err.error : mapDbError(err));
   }

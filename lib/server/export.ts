@@ -1,8 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { JSONParser } from '@streamparser/json';
 import { z } from 'zod';
 import { toolError, type ToolError } from '../core/errors';
 import { mapDbError } from '../core/sql-errors';
-import type { Db } from '../db/types';
+import type { Db, Session } from '../db/types';
 import { fileStore, sha256Hex, type FileStore } from './files';
 import { slugify } from './workspace';
 
@@ -114,16 +118,6 @@ const exportDoc = z.object({
   tables: z.record(z.string(), z.array(z.record(z.string(), z.unknown()))),
   files: z.array(exportFile).optional(),
 });
-type ParsedDoc = z.infer<typeof exportDoc>;
-
-/**
- * Brings a parsed file of any earlier version to the current shape. Missing columns need no step
- * here: they take their defaults on insert. A step is for a change of shape.
- */
-function upgrade(doc: ParsedDoc): Omit<ParsedDoc, 'files'> & { files: ExportFile[] } {
-  return { ...doc, version: EXPORT_VERSION, files: doc.files ?? [] };
-}
-
 /** An export or import refusal with the envelope's code; the admin routes and the CLI show it as is. */
 export class DataError extends Error {
   constructor(readonly error: ToolError) {
@@ -241,7 +235,7 @@ function dollarQuoted(text: string): string {
 
 type ForeignKey = { child: string; parent: string; childCols: string[]; parentCols: string[]; name: string };
 
-async function foreignKeys(db: Db, tables: string[]): Promise<ForeignKey[]> {
+async function foreignKeys(db: Pick<Db, 'query'>, tables: string[]): Promise<ForeignKey[]> {
   return db.query<ForeignKey>(
     `select con.conname as name,
             cn.nspname || '.' || cc.relname as child, pn.nspname || '.' || pc.relname as parent,
@@ -312,6 +306,103 @@ function refuseIf(query: string, field: string, message: string, hint: string): 
    end $chk$`;
 }
 
+/** The choices of an import: the workspace's slug and name (default: the exported ones). */
+export const importOptions = z.strictObject({
+  workspace: z.string().min(1).max(63).optional(),
+  name: z.string().min(1).max(200).optional(),
+});
+
+/**
+ * One piece of an export as the reader meets it: a top-level field, one row of a table, or one
+ * stored file. `at` says whether it sat at the top of the file or inside `export` (the shape
+ * earlier CLIs sent: {export, workspace, name}).
+ */
+type Piece =
+  | { at: 'top' | 'export'; kind: 'field'; key: string; value: unknown }
+  | { at: 'top' | 'export'; kind: 'row'; section: string | number | undefined; index: string | number | undefined; value: unknown }
+  | { at: 'top' | 'export'; kind: 'file'; index: string | number | undefined; value: unknown };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const HEAD_FIELDS = ['format', 'version', 'exported_at', 'workspace', 'counts', 'name'];
+
+/** The pieces of an export already parsed in memory. */
+async function* piecesOfDoc(doc: unknown): AsyncGenerator<Piece> {
+  if (!isObject(doc)) throw invalid('(file): expected a JSON object', '(file)', `import a file written by \`bullpen export\` (format ${EXPORT_FORMAT})`);
+  const wrapped = !('format' in doc) && isObject(doc.export);
+  const parts: ['top' | 'export', Record<string, unknown>][] = wrapped ? [['top', doc], ['export', doc.export as Record<string, unknown>]] : [['top', doc]];
+  for (const [at, obj] of parts) {
+    for (const [key, value] of Object.entries(obj)) {
+      if (at === 'top' && wrapped && key === 'export') continue;
+      if (key === 'tables' && isObject(value)) {
+        for (const [section, rows] of Object.entries(value)) {
+          if (!Array.isArray(rows)) throw invalid(`tables.${section}: expected an array of rows`, `tables.${section}`);
+          for (let i = 0; i < rows.length; i++) yield { at, kind: 'row', section, index: i, value: rows[i] };
+        }
+      } else if (key === 'files' && Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) yield { at, kind: 'file', index: i, value: value[i] };
+      } else yield { at, kind: 'field', key, value };
+    }
+  }
+}
+
+/**
+ * The pieces of an export as its bytes stream by: each row and each file is handed on as soon as
+ * it is read and then dropped, so memory holds one chunk and one row (or one file), whatever the
+ * size of the export.
+ */
+async function* piecesOfJson(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<Piece> {
+  const paths = ['', '.export'].flatMap((p) => [...HEAD_FIELDS.map((f) => `$${p}.${f}`), `$${p}.tables.*.*`, `$${p}.files.*`]);
+  const parser = new JSONParser({ paths, keepStack: false });
+  let out: Piece[] = [];
+  parser.onValue = ({ value, key, stack }) => {
+    // the keys from the root down to the value's parent
+    const keys = stack.slice(1).map((s) => s.key);
+    const at = keys[0] === 'export' ? 'export' : 'top';
+    const rel = at === 'export' ? keys.slice(1) : keys;
+    if (rel[0] === 'tables' && rel.length === 2) out.push({ at, kind: 'row', section: rel[1], index: key, value });
+    else if (rel[0] === 'files' && rel.length === 1) out.push({ at, kind: 'file', index: key, value });
+    else if (rel.length === 0) out.push({ at, kind: 'field', key: String(key), value });
+  };
+  const notJson = (err: unknown) =>
+    invalid(`(file): not JSON: ${(err as Error).message}`, '(file)', `import a file written by \`bullpen export\` (format ${EXPORT_FORMAT})`);
+  let failed: unknown = null;
+  parser.onError = (err) => {
+    failed ??= err;
+  };
+  for await (const chunk of chunks) {
+    if (parser.isEnded) {
+      // only whitespace may follow the document
+      if (String(typeof chunk === 'string' ? chunk : Buffer.from(chunk)).trim()) throw notJson(new Error('more data after the end of the document'));
+      continue;
+    }
+    try {
+      parser.write(chunk);
+    } catch (err) {
+      failed ??= err;
+    }
+    if (failed) throw notJson(failed);
+    const ready = out;
+    out = [];
+    yield* ready;
+  }
+  if (!parser.isEnded) {
+    try {
+      parser.end();
+    } catch (err) {
+      failed ??= err;
+    }
+    throw notJson(failed ?? new Error('the document ends early'));
+  }
+  yield* out;
+}
+
+/** A stored file read from an export: its bytes wait on disk, not in memory, until the rows are in. */
+type Spooled = { file: string; sha256: string; mime_type: string; size_bytes: number };
+
+const STAGE = 'pg_temp.bullpen_import';
+/** Rows are staged in batches of about this many bytes of JSON. */
+const STAGE_BATCH_BYTES = 4 * 1024 * 1024;
+
 /**
  * Loads an export of any version this release reads into a workspace that is new or empty (`slug`,
  * default the exported one). Everything happens in one transaction, the workspace check included:
@@ -322,107 +413,222 @@ function refuseIf(query: string, field: string, message: string, hint: string): 
  * notifications, no change feed), so what the database's own rules would refuse is checked here
  * before commit: every foreign key and every (object_type, object_id) among the loaded rows
  * resolves inside the file, only people own the workspace, and no human was registered by an agent.
- * File bytes are checked against their sha256 and written to the store first; a refused import
- * removes what it wrote.
+ * File bytes are checked against their sha256 and written to the store before the rows commit; a
+ * refused import removes what it wrote.
+ *
+ * The file is read piece by piece (importWorkspaceStream for its bytes): rows go to a staging table
+ * in batches and file bytes to a private temporary folder, so memory does not grow with the file.
  */
-export async function importWorkspace(
-  db: Db,
-  input: unknown,
-  opts: { slug?: string; name?: string; store?: FileStore } = {},
-): Promise<ImportResult> {
-  const parsed = exportDoc.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const at = issue.path.map(String).join('.') || '(file)';
-    throw invalid(`${at}: ${issue.message}`, at, `import a file written by \`bullpen export\` (format ${EXPORT_FORMAT}, versions ${EXPORT_VERSIONS.join(', ')})`);
-  }
-  const writtenIn = parsed.data.version;
-  const doc = upgrade(parsed.data);
+export async function importWorkspace(db: Db, input: unknown, opts: ImportOptions = {}): Promise<ImportResult> {
+  return runImport(db, piecesOfDoc(input), opts);
+}
+
+/** importWorkspace for an export's bytes (a file, a request body), read as they stream by. */
+export async function importWorkspaceStream(db: Db, chunks: AsyncIterable<Uint8Array | string>, opts: ImportOptions = {}): Promise<ImportResult> {
+  return runImport(db, piecesOfJson(chunks), opts);
+}
+
+export type ImportOptions = { slug?: string; name?: string; store?: FileStore };
+
+async function runImport(db: Db, pieces: AsyncIterable<Piece>, opts: ImportOptions): Promise<ImportResult> {
   const tables = await presentTables(db);
   const bySection = new Map(tables.map((t) => [t.section, t]));
-  for (const [section, rows] of Object.entries(doc.tables)) {
-    const t = bySection.get(section);
-    if (!t) {
-      if (!rows.length || EXPORT_TABLES.some((x) => sectionOf(x) === section && x.derived)) continue;
-      throw invalid(`tables.${section}: this server has no such table; upgrade it before importing`, `tables.${section}`);
+  const store = opts.store ?? fileStore();
+  const spool = await mkdtemp(path.join(tmpdir(), 'bullpen-import-'));
+  const written: string[] = [];
+  try {
+    return await db.transaction((tx) => importInTransaction(tx, tables, bySection, pieces, opts, store, spool, written));
+  } catch (err) {
+    for (const p of written) await store.remove(p).catch(() => {});
+    if (err instanceof DataError) throw err;
+    throw new DataError(mapDbError(err));
+  } finally {
+    await rm(spool, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+/** The columns a row carries that an insert writes (generated and always-identity columns are the server's). */
+function insertableOf(t: TableInfo): Set<string> {
+  return new Set(t.columns.filter((c) => !c.generated && !c.identityAlways && c.name !== t.tenant).map((c) => c.name));
+}
+
+async function importInTransaction(
+  tx: Session,
+  tables: TableInfo[],
+  bySection: Map<string, TableInfo>,
+  pieces: AsyncIterable<Piece>,
+  opts: ImportOptions,
+  store: FileStore,
+  spool: string,
+  written: string[],
+): Promise<ImportResult> {
+  await tx.exec(`create temp table bullpen_import (section text not null, sig text not null, seq bigint not null, row jsonb not null) on commit drop`);
+  const insertable = new Map(tables.map((t) => [t.section, insertableOf(t)]));
+  const sigOf = (section: string, row: Record<string, unknown>) => Object.keys(row).filter((k) => insertable.get(section)!.has(k)).sort().join(',');
+
+  // 1. read the file: fields kept, rows staged in batches, file bytes checked and spooled to disk
+  const fields = { top: new Map<string, unknown>(), export: new Map<string, unknown>() };
+  let rowsAt: 'top' | 'export' | null = null;
+  let batch: string[] = [];
+  let batchBytes = 0;
+  let seq = 0;
+  const flush = async () => {
+    if (!batch.length) return;
+    const text = `[${batch.join(',')}]`;
+    batch = [];
+    batchBytes = 0;
+    await tx.query(
+      `insert into ${STAGE} (section, sig, seq, row)
+       select e.value ->> 0, e.value ->> 1, (e.value ->> 2)::bigint, e.value -> 3 from jsonb_array_elements($1::jsonb) e`,
+      [text],
+    );
+  };
+  const stage = async (section: string, row: Record<string, unknown>) => {
+    const item = JSON.stringify([section, sigOf(section, row), ++seq, row]);
+    batch.push(item);
+    batchBytes += item.length;
+    if (batchBytes >= STAGE_BATCH_BYTES) await flush();
+  };
+  const spooled = new Map<string, Spooled>();
+  const fileEntries: { path: string; spooled: Spooled }[] = [];
+  let headChecked = false;
+  for await (const piece of pieces) {
+    if (piece.kind === 'field') {
+      fields[piece.at].set(piece.key, piece.value);
+      continue;
     }
-    const known = new Set(t.columns.map((c) => c.name));
-    for (const r of rows) {
-      for (const k of Object.keys(r)) {
+    if (rowsAt && rowsAt !== piece.at) throw invalid('tables: the file holds rows both inside and outside `export`', 'tables');
+    rowsAt = piece.at;
+    if (!headChecked) {
+      // a file that is not an export is refused before its rows are read
+      const head = piece.at === 'export' ? fields.export : fields.top;
+      const early = exportDoc.pick({ format: true, version: true }).partial().safeParse({ format: head.get('format'), version: head.get('version') });
+      if (!early.success || !head.has('format')) refuseHead(early.success ? { path: ['format'], message: 'Required' } : early.error.issues[0]);
+      headChecked = true;
+    }
+    if (piece.kind === 'row') {
+      const { section, index, value } = piece;
+      if (typeof section !== 'string') throw invalid('tables: expected an object of tables by name', 'tables');
+      if (typeof index !== 'number') throw invalid(`tables.${section}: expected an array of rows`, `tables.${section}`);
+      const t = bySection.get(section);
+      if (!t) {
+        if (EXPORT_TABLES.some((x) => sectionOf(x) === section && x.derived)) continue;
+        throw invalid(`tables.${section}: this server has no such table; upgrade it before importing`, `tables.${section}`);
+      }
+      if (!isObject(value)) throw invalid(`tables.${section}.${index}: expected an object (one row)`, `tables.${section}`);
+      const known = new Set(t.columns.map((c) => c.name));
+      for (const k of Object.keys(value)) {
         if (!known.has(k) || k === t.tenant) throw invalid(`tables.${section}.${k}: not a column this server has`, `tables.${section}.${k}`);
       }
+      await stage(section, value);
+    } else {
+      const i = piece.index;
+      const f = exportFile.safeParse(piece.value);
+      if (!f.success) {
+        const at = `files[${i}]${f.error.issues[0].path.length ? `.${f.error.issues[0].path.join('.')}` : ''}`;
+        throw invalid(`${at}: ${f.error.issues[0].message}`, at);
+      }
+      const data = Buffer.from(f.data.data, 'base64');
+      if (data.byteLength !== f.data.size_bytes || sha256Hex(data) !== f.data.sha256) {
+        throw invalid(`files[${i}].data: the bytes do not match their size_bytes and sha256`, `files[${i}].data`);
+      }
+      const file = path.join(spool, String(fileEntries.length));
+      await writeFile(file, data, { mode: 0o600 });
+      fileEntries.push({ path: f.data.storage_path, spooled: { file, sha256: f.data.sha256, mime_type: f.data.mime_type, size_bytes: f.data.size_bytes } });
     }
   }
+  await flush();
 
-  // the workspace: an existing empty one with the slug, else a new one (the exported id when free)
-  const slug = slugify(opts.slug ?? doc.workspace.slug);
-  const name = opts.name ?? doc.workspace.name;
-  const [existing] = await db.query<{ id: string }>(`select id from public.tenants where slug = $1`, [slug]);
+  // 2. the file's head, and where it goes
+  const wrapped = rowsAt ? rowsAt === 'export' : !fields.top.has('format') && fields.export.size > 0;
+  const head = Object.fromEntries(wrapped ? fields.export : fields.top);
+  const parsed = exportDoc.omit({ tables: true, files: true }).safeParse(head);
+  if (!parsed.success) refuseHead(parsed.error.issues[0]);
+  const chosen = importOptions.safeParse({
+    workspace: opts.slug ?? (wrapped ? fields.top.get('workspace') : undefined),
+    name: opts.name ?? (wrapped ? fields.top.get('name') : undefined),
+  });
+  if (!chosen.success) {
+    const field = chosen.error.issues[0].path.map(String).join('.') || 'workspace';
+    throw invalid(`${field}: ${chosen.error.issues[0].message}`, field, 'workspace is a slug of up to 63 characters, name up to 200');
+  }
+  const writtenIn = parsed.data.version;
+  const doc = parsed.data;
+  const slug = slugify(chosen.data.workspace ?? doc.workspace.slug);
+  const name = chosen.data.name ?? doc.workspace.name;
+  const [existing] = await tx.query<{ id: string }>(`select id from public.tenants where slug = $1`, [slug]);
   let wsId: string;
   if (existing) wsId = existing.id;
   else {
-    const free = UUID.test(doc.workspace.id) && !(await db.query(`select 1 from public.tenants where id = $1::uuid`, [doc.workspace.id])).length;
+    const free = UUID.test(doc.workspace.id) && !(await tx.query(`select 1 from public.tenants where id = $1::uuid`, [doc.workspace.id])).length;
     wsId = free ? doc.workspace.id.toLowerCase() : randomUUID();
   }
   const created = !existing;
   const oldPrefix = `${doc.workspace.id}/`;
   const newPrefix = `${wsId}/`;
   const moved = (p: string) => (p.startsWith(oldPrefix) ? newPrefix + p.slice(oldPrefix.length) : p);
-  const rowsBySection = new Map<string, Record<string, unknown>[]>();
-  for (const [section, rows] of Object.entries(doc.tables)) {
-    rowsBySection.set(
-      section,
-      section === 'attachments' || section === 'stored_files'
-        ? rows.map((r) => (typeof r.storage_path === 'string' ? { ...r, storage_path: moved(r.storage_path) } : r))
-        : rows,
+  if (oldPrefix !== newPrefix) {
+    await tx.query(
+      `update ${STAGE} set row = jsonb_set(row, '{storage_path}', to_jsonb($2 || substr(row ->> 'storage_path', length($1) + 1)))
+        where section in ('attachments', 'stored_files') and starts_with(row ->> 'storage_path', $1)`,
+      [oldPrefix, newPrefix],
     );
   }
+  for (const e of fileEntries) spooled.set(moved(e.path), e.spooled);
 
-  // the bytes: those in the file, checked; for a stored file without bytes in the file (a version 1
+  // 3. the bytes: those in the file; for a stored file without bytes in the file (a version 1
   // export), the bytes this server may still hold under the exported path (an import beside its source)
-  const store = opts.store ?? fileStore();
-  const bytes = new Map<string, { data: Uint8Array; sha256: string; mime_type: string }>();
-  doc.files.forEach((f, i) => {
-    const data = new Uint8Array(Buffer.from(f.data, 'base64'));
-    if (data.byteLength !== f.size_bytes || sha256Hex(data) !== f.sha256) {
-      throw invalid(`files[${i}].data: the bytes do not match their size_bytes and sha256`, `files[${i}].data`);
-    }
-    bytes.set(moved(f.storage_path), { data, sha256: f.sha256, mime_type: f.mime_type });
-  });
-  let storedRows = rowsBySection.get('stored_files') ?? [];
-  if (writtenIn === 1 && bySection.has('stored_files')) {
+  const kept: { row: Record<string, unknown>; bytes: Spooled }[] = [];
+  let missing = 0;
+  const hasStored = bySection.has('stored_files');
+  let candidates: { seq: number | null; row: Record<string, unknown> }[] = [];
+  if (hasStored && writtenIn === 1) {
     // version 1 had no stored_files: the files the old server's upload route wrote are its candidates
     const seen = new Set<string>();
     const shape = new RegExp(`^${newPrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[0-9a-f-]{36}/[^/\\\\]{1,200}$`);
-    storedRows = (rowsBySection.get('attachments') ?? [])
-      .filter((a) => a.kind === 'file' && typeof a.storage_path === 'string' && shape.test(a.storage_path) && !seen.has(a.storage_path) && seen.add(a.storage_path))
-      .map((a) => ({ storage_path: a.storage_path, size_bytes: a.size_bytes ?? 0, sha256: null, mime_type: a.mime_type ?? 'application/octet-stream', created_by_actor_id: a.created_by_actor_id, created_at: a.created_at }));
+    const atts = await tx.query<{ row: Record<string, unknown> }>(`select row from ${STAGE} where section = 'attachments' and row ->> 'kind' = 'file' order by seq`);
+    candidates = atts
+      .map((x) => x.row)
+      .filter((a) => typeof a.storage_path === 'string' && shape.test(a.storage_path) && !seen.has(a.storage_path) && seen.add(a.storage_path))
+      .map((a) => ({
+        seq: null,
+        row: { storage_path: a.storage_path, size_bytes: a.size_bytes ?? 0, sha256: null, mime_type: a.mime_type ?? 'application/octet-stream', created_by_actor_id: a.created_by_actor_id, created_at: a.created_at },
+      }));
+  } else if (hasStored) {
+    candidates = (await tx.query<{ seq: string; row: Record<string, unknown> }>(`select seq, row from ${STAGE} where section = 'stored_files' order by seq`)).map((x) => ({ seq: Number(x.seq), row: x.row }));
   }
-  const kept: Record<string, unknown>[] = [];
-  let missing = 0;
-  for (const r of storedRows) {
+  const dropped: number[] = [];
+  for (const { seq: at, row: r } of candidates) {
     const p = String(r.storage_path);
     if (!p.startsWith(newPrefix)) {
       throw invalid('tables.stored_files.storage_path: a stored file outside the exported workspace', 'tables.stored_files.storage_path');
     }
-    let b = bytes.get(p);
+    let b = spooled.get(p);
     if (!b) {
       const here = await store.get(oldPrefix + p.slice(newPrefix.length)).catch(() => null);
       if (here) {
-        b = { data: here.data, sha256: sha256Hex(here.data), mime_type: String(r.mime_type ?? here.contentType) };
-        bytes.set(p, b);
+        const file = path.join(spool, `here-${spooled.size}`);
+        await writeFile(file, here.data, { mode: 0o600 });
+        b = { file, sha256: sha256Hex(here.data), mime_type: String(r.mime_type ?? here.contentType), size_bytes: here.data.byteLength };
+        spooled.set(p, b);
       }
     }
     if (!b || (r.sha256 != null && r.sha256 !== b.sha256)) {
       missing++; // no bytes, no record: its attachment imports but neither downloads nor meets a gate
+      if (at !== null) dropped.push(at);
       continue;
     }
-    kept.push(writtenIn === 1 ? { ...r, size_bytes: b.data.byteLength } : r);
+    kept.push({ row: writtenIn === 1 ? { ...r, size_bytes: b.size_bytes } : r, bytes: b });
   }
-  if (bySection.has('stored_files')) rowsBySection.set('stored_files', kept);
+  if (dropped.length) await tx.query(`delete from ${STAGE} where section = 'stored_files' and seq = any($1::bigint[])`, [dropped]);
+  if (hasStored && writtenIn === 1) {
+    for (const k of kept) await stage('stored_files', k.row);
+    await flush();
+  }
 
+  // 4. the statements: the workspace, every row from the staging table, then every check
   const fks = await foreignKeys(
-    db,
+    tx,
     tables.map((t) => t.table),
   );
   const ordered = dependencyOrder(tables, fks);
@@ -450,27 +656,22 @@ export async function importWorkspace(
   }
   statements.push(`set local session_replication_role = replica`, `set local bullpen.notify = 'off'`);
   const counts: Record<string, number> = {};
+  const groups = await tx.query<{ section: string; sig: string; n: number }>(`select section, sig, count(*)::int as n from ${STAGE} group by section, sig order by section, sig`);
   for (const t of ordered) {
-    const rows = rowsBySection.get(t.section) ?? [];
-    counts[t.section] = rows.length;
-    if (!rows.length) continue;
-    const insertable = new Set(t.columns.filter((c) => !c.generated && !c.identityAlways && c.name !== t.tenant).map((c) => c.name));
+    const mine = groups.filter((g) => g.section === t.section);
+    counts[t.section] = mine.reduce((n, g) => n + g.n, 0);
     const identityOrder = t.columns.find((c) => c.identityAlways);
-    const order = identityOrder ? `order by (e.value ->> ${dollarQuoted(identityOrder.name)})::bigint` : 'order by e.ordinality';
+    const order = identityOrder ? `order by (e.row ->> ${dollarQuoted(identityOrder.name)})::bigint` : 'order by e.seq';
     // a column the file does not have (an older release's export) takes its default, not null:
     // rows are inserted per set of columns they carry (one set, for a file bullpen export wrote)
-    const groups = new Map<string, Record<string, unknown>[]>();
-    for (const r of rows) {
-      const sig = Object.keys(r).filter((k) => insertable.has(k)).sort().join(',');
-      groups.set(sig, [...(groups.get(sig) ?? []), r]);
-    }
-    for (const [sig, group] of groups) {
+    for (const { sig } of mine) {
       const cols = sig ? sig.split(',') : [];
       statements.push(
         `insert into ${qualified(t.table)} (${[t.tenant, ...cols].map(ident).join(', ')})
          select ${tenantLit}${cols.map((c) => `, r.${ident(c)}`).join('')}
-           from jsonb_array_elements(${dollarQuoted(JSON.stringify(group))}::jsonb) with ordinality e(value, ordinality)
-           cross join lateral jsonb_populate_record(null::${qualified(t.table)}, e.value) r
+           from ${STAGE} e
+           cross join lateral jsonb_populate_record(null::${qualified(t.table)}, e.row) r
+          where e.section = ${dollarQuoted(t.section)} and e.sig = ${dollarQuoted(sig)}
           ${order}`,
       );
     }
@@ -478,7 +679,7 @@ export async function importWorkspace(
   // every reference among the loaded rows must resolve (triggers, foreign keys included, were off)
   for (const fk of fks) {
     const child = tables.find((t) => t.table === fk.child);
-    if (!child || !(rowsBySection.get(child.section) ?? []).length) continue;
+    if (!child || !counts[child.section]) continue;
     const notNull = fk.childCols.map((c) => `c.${ident(c)} is not null`).join(' and ');
     const match = fk.childCols.map((c, i) => `p.${ident(fk.parentCols[i])} = c.${ident(c)}`).join(' and ');
     const refCols = fk.childCols.filter((c) => c !== child.tenant).join(', ');
@@ -496,7 +697,7 @@ export async function importWorkspace(
   const present = new Set(tables.map((t) => t.table));
   for (const table of POLYMORPHIC) {
     const t = tables.find((x) => x.table === table);
-    if (!t || !(rowsBySection.get(t.section) ?? []).length) continue;
+    if (!t || !counts[t.section]) continue;
     const arms = Object.entries(OBJECT_TABLES)
       .filter(([, target]) => present.has(target))
       .map(([type, target]) => `when '${type}' then exists (select 1 from ${qualified(target)} o where o.tenant_id = ${tenantLit} and o.id = c.object_id)`)
@@ -529,26 +730,22 @@ export async function importWorkspace(
     ),
   );
 
-  // bytes first (a refused import removes what it wrote), then every row in one transaction
-  const written: string[] = [];
-  try {
-    for (const r of kept) {
-      const p = String(r.storage_path);
-      const b = bytes.get(p)!;
-      const have = await store.get(p);
-      if (have) {
-        if (sha256Hex(have.data) !== b.sha256) {
-          throw new DataError(toolError('ALREADY_EXISTS', `files: ${p} already holds other bytes on this server`, 'import under another slug: bullpen import FILE --workspace NEW_SLUG', { fields: ['files'] }));
-        }
-        continue;
+  // 5. bytes first (a refused import removes what it wrote: see runImport), then every row
+  for (const { row, bytes } of kept) {
+    const p = String(row.storage_path);
+    const have = await store.get(p);
+    if (have) {
+      if (sha256Hex(have.data) !== bytes.sha256) {
+        throw new DataError(toolError('ALREADY_EXISTS', `files: ${p} already holds other bytes on this server`, 'import under another slug: bullpen import FILE --workspace NEW_SLUG', { fields: ['files'] }));
       }
-      await store.put(p, b.data, b.mime_type);
-      written.push(p);
+      continue;
     }
-    await db.exec(statements.join(';\n'));
+    await store.put(p, new Uint8Array(await readFile(bytes.file)), bytes.mime_type);
+    written.push(p);
+  }
+  try {
+    await tx.exec(statements.join(';\n'));
   } catch (err) {
-    for (const p of written) await store.remove(p).catch(() => {});
-    if (err instanceof DataError) throw err;
     const e = mapDbError(err);
     if (e.code === 'ALREADY_EXISTS' && created) {
       throw new DataError(toolError('ALREADY_EXISTS', `workspace: ${slug} was created while importing; an import needs a new or empty workspace`, 'import under another slug: bullpen import FILE --workspace NEW_SLUG', { fields: ['workspace'] }));
@@ -556,4 +753,10 @@ export async function importWorkspace(
     throw new DataError(e);
   }
   return { workspace: { id: wsId, slug, name }, created_workspace: created, version: writtenIn, counts, files: { stored: kept.length, missing } };
+}
+
+/** Refuses a file whose head is not an export's, naming the field. */
+function refuseHead(issue: { path: PropertyKey[]; message: string }): never {
+  const at = issue.path.map(String).join('.') || '(file)';
+  throw invalid(`${at}: ${issue.message}`, at, `import a file written by \`bullpen export\` (format ${EXPORT_FORMAT}, versions ${EXPORT_VERSIONS.join(', ')})`);
 }

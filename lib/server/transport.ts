@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { open } from 'node:fs/promises';
 import { config, trustsProxy } from './config';
 import { env } from '../shared/env';
 
@@ -205,6 +206,8 @@ export type BodyOptions = {
   drainUpTo?: number;
   /** Sees every byte once the body is over the limit, those kept before included (e.g. to find a JSON-RPC id). */
   scan?: (chunk: Uint8Array) => void;
+  /** Takes each chunk within the limit instead of the loop keeping it (`bytes` is then empty): a body spooled to disk. */
+  sink?: (chunk: Uint8Array) => Promise<void>;
 };
 
 /** What the loop read: the kept bytes (null when over the limit) and whether the body was read to its end. */
@@ -238,9 +241,11 @@ export async function readBody(body: BodySource, opts: BodyOptions): Promise<Bod
         if (size > drainUpTo) return { bytes: null, size, complete: false };
         continue;
       }
-      chunks.push(chunk);
+      if (opts.sink) await opts.sink(chunk);
+      else chunks.push(chunk);
     }
-  } catch {
+  } catch (err) {
+    if (opts.sink && !(err instanceof BodyAborted) && (err as NodeJS.ErrnoException)?.syscall) throw err;
     throw new BodyAborted();
   }
   if (over) return { bytes: null, size, complete: true };
@@ -257,6 +262,22 @@ export async function readBodyText(req: Request, limit: number): Promise<string>
   const read = await readBody(req.body as BodySource, { limit, declared });
   if (!read.bytes) throw new BodyTooLarge(limit);
   return read.bytes.toString('utf8');
+}
+
+/**
+ * Writes a request body to `file` (created 0600) as it arrives, up to `limit` bytes, never holding
+ * more than one chunk: for bodies too large to keep in memory (an import). Throws BodyTooLarge.
+ */
+export async function spoolBody(req: Request, limit: number, file: string): Promise<number> {
+  const declared = Number(req.headers.get('content-length') ?? NaN);
+  const out = await open(file, 'wx', 0o600);
+  try {
+    const read = await readBody(req.body as BodySource, { limit, declared, sink: async (c) => void (await out.write(c)) });
+    if (!read.bytes) throw new BodyTooLarge(limit);
+    return read.size;
+  } finally {
+    await out.close();
+  }
 }
 
 /**
