@@ -488,7 +488,7 @@ async function serveMcp(req: McpRequest): Promise<Reply | Response> {
   }
   // the workspace's cap applies to its database work, not to the request: a call that waits for
   // news (inbox, task_claim with wait_seconds) holds no slot while it waits
-  const gated = limits.gate(db, identity.claims.tenant_id);
+  const gated = limits.gate(db, identity.claims.tenant_id, identity.key_id);
   const ctx: McpContext = { db: gated, claims: identity.claims, scopes: identity.scopes, signal: req.signal, toolsets: toolsets.tools };
   const direct = route.kind === 'legacy' && !issued ? await answerDirectly(req, parsed, ctx) : null;
   if (direct) {

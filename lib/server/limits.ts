@@ -20,7 +20,9 @@ import { envNumber, type EnvName } from '../shared/env';
  *    workspace can never hold every pooled connection. While other workspaces are active (a call in
  *    the last second) a workspace gets its fair share, half the machine's cores' worth of calls at
  *    once; alone it may use up to half the pool, so a single busy workspace loses no throughput.
- *    Calls past the cap wait their turn (FIFO) for a bounded time, then get a retryable BUSY.
+ *    Inside a workspace the slots are shared the same way among its keys: one key alone may take
+ *    them all, beside other active keys at most half, and waiting calls are served round-robin by
+ *    key (FairSlots). Calls past the cap wait their turn for a bounded time, then get a retryable BUSY.
  */
 
 /** A limit setting from the one environment list (lib/shared/env.ts); `fallback` where it is unset, computed or invalid. */
@@ -75,46 +77,102 @@ function pgStore(db: Db) {
   return { query: async (q: { text: string; values?: unknown[] }) => ({ rows: await db.query(q.text, q.values) }) };
 }
 
-class Semaphore {
+/**
+ * A workspace's slots, shared fairly among its keys. A key that is the only one active in the
+ * workspace may take every slot; while other keys of the workspace are active (a call in the last
+ * second) each key holds at most half of them (at least one). Waiting calls queue per key and are
+ * served round-robin, so a quiet key's call waits for the next free slot, not behind a flooding
+ * key's queue.
+ */
+class FairSlots {
   active = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly byKey = new Map<string, { active: number; waiting: (() => void)[]; last: number }>();
+  /** Keys with waiting calls, in the order they are served (round-robin). */
+  private readonly turn: string[] = [];
   /** max() is read on every acquire and release: the cap may change with who else is active. */
   constructor(private readonly max: () => number) {}
 
-  private release = () => {
+  private keyState(key: string) {
+    let k = this.byKey.get(key);
+    if (!k) {
+      k = { active: 0, waiting: [], last: 0 };
+      this.byKey.set(key, k);
+    }
+    return k;
+  }
+
+  /** The most slots one key may hold now: all of them alone, half of them beside other active keys. */
+  keyCap(key: string): number {
+    const max = this.max();
+    const now = Date.now();
+    for (const [other, k] of this.byKey) {
+      if (other !== key && (k.active > 0 || k.waiting.length > 0 || now - k.last <= ACTIVE_MS)) return Math.max(1, Math.floor(max / 2));
+    }
+    return max;
+  }
+
+  private release(key: string) {
     this.active--;
+    const k = this.byKey.get(key);
+    if (k) k.active--;
     this.drain();
-  };
+    this.forget(key);
+  }
+
+  private forget(key: string) {
+    const k = this.byKey.get(key);
+    if (k && k.active === 0 && k.waiting.length === 0 && Date.now() - k.last > ACTIVE_MS) this.byKey.delete(key);
+  }
 
   private drain() {
-    while (this.waiting.length && this.active < this.max()) {
-      this.active++;
-      this.waiting.shift()!();
+    let passes = this.turn.length;
+    while (this.turn.length && this.active < this.max() && passes-- > 0) {
+      const key = this.turn.shift()!;
+      const k = this.byKey.get(key);
+      if (!k || !k.waiting.length) continue;
+      if (k.active < this.keyCap(key)) {
+        this.active++;
+        k.active++;
+        k.waiting.shift()!();
+        passes = this.turn.length + 1;
+      }
+      if (k.waiting.length) this.turn.push(key);
     }
   }
 
   /** Resolves to a release function, or null when no slot came within timeoutMs. */
-  acquire(timeoutMs: number): Promise<(() => void) | null> {
-    if (this.waiting.length === 0 && this.active < this.max()) {
+  acquire(key: string, timeoutMs: number): Promise<(() => void) | null> {
+    const k = this.keyState(key);
+    k.last = Date.now();
+    if (k.waiting.length === 0 && this.active < this.max() && k.active < this.keyCap(key)) {
       this.active++;
-      return Promise.resolve(once(this.release));
+      k.active++;
+      return Promise.resolve(once(() => this.release(key)));
     }
     return new Promise((resolve) => {
       const grant = () => {
         clearTimeout(timer);
-        resolve(once(this.release));
+        resolve(once(() => this.release(key)));
       };
       const timer = setTimeout(() => {
-        const i = this.waiting.indexOf(grant);
-        if (i >= 0) this.waiting.splice(i, 1);
+        const i = k.waiting.indexOf(grant);
+        if (i >= 0) k.waiting.splice(i, 1);
         resolve(null);
       }, timeoutMs);
-      this.waiting.push(grant);
+      k.waiting.push(grant);
+      if (!this.turn.includes(key)) this.turn.push(key);
     });
   }
 
   get queued(): number {
-    return this.waiting.length;
+    let n = 0;
+    for (const k of this.byKey.values()) n += k.waiting.length;
+    return n;
+  }
+
+  /** Calls of one key holding a slot (tests). */
+  activeFor(key: string): number {
+    return this.byKey.get(key)?.active ?? 0;
   }
 }
 
@@ -145,7 +203,7 @@ export class Limits {
   private readonly perAddress: RateLimiterAbstract | null;
   /** Addresses whose failed attempts emptied their bucket, until it refills. */
   private readonly refusedAddresses = new Map<string, { until: number; refusal: Refusal }>();
-  private readonly slots = new Map<string, Semaphore>();
+  private readonly slots = new Map<string, FairSlots>();
   /** When each workspace last started a call (ms): who counts as active. */
   private readonly lastCall = new Map<string, number>();
   /** Each workspace's gated database view (see gate). */
@@ -300,17 +358,18 @@ export class Limits {
   }
 
   /**
-   * Runs fn inside one of the workspace's slots in this process. Returns fn's result, or the BUSY
-   * refusal when no slot freed up within the queue timeout.
+   * Runs fn inside one of the workspace's slots in this process, charged to `keyId` (the API key,
+   * or the signed-in person) for the fair share among the workspace's keys. Returns fn's result, or
+   * the BUSY refusal when no slot freed up within the queue timeout.
    */
-  async withSlot<T>(tenantId: string, fn: () => Promise<T>): Promise<T | Refusal> {
+  async withSlot<T>(tenantId: string, fn: () => Promise<T>, keyId = ''): Promise<T | Refusal> {
     this.lastCall.set(tenantId, Date.now());
     let sem = this.slots.get(tenantId);
     if (!sem) {
-      sem = new Semaphore(() => this.capFor(tenantId));
+      sem = new FairSlots(() => this.capFor(tenantId));
       this.slots.set(tenantId, sem);
     }
-    const release = await sem.acquire(this.settings.queueTimeoutMs);
+    const release = await sem.acquire(keyId, this.settings.queueTimeoutMs);
     if (!release) {
       return {
         status: 503,
@@ -325,7 +384,8 @@ export class Limits {
       return await fn();
     } finally {
       release();
-      if (sem.active === 0 && sem.queued === 0) this.slots.delete(tenantId);
+      // kept while the key counts as active, so a neighbour key still sees it
+      if (sem.active === 0 && sem.queued === 0 && Date.now() - (this.lastCall.get(tenantId) ?? 0) > ACTIVE_MS) this.slots.delete(tenantId);
     }
   }
 
@@ -343,16 +403,18 @@ export class Limits {
   }
 
   /**
-   * The database as one workspace's calls see it: every RPC and claims read takes one of the
-   * workspace's slots for its duration. A call refused a slot fails with a retryable BUSY.
+   * The database as one key's calls see it: every RPC and claims read takes one of the
+   * workspace's slots for its duration, within the key's fair share. A call refused a slot fails
+   * with a retryable BUSY.
    */
-  gate(db: Db, tenantId: string): Db {
-    // one gated view per workspace, reused by every call: building it (an object and three closures)
+  gate(db: Db, tenantId: string, keyId = ''): Db {
+    // one gated view per key, reused by every call: building it (an object and three closures)
     // per call was garbage on the hot path
-    const hit = this.gated.get(tenantId);
+    const slot = `${tenantId}:${keyId}`;
+    const hit = this.gated.get(slot);
     if (hit && hit.db === db) return hit.view;
     const run = async <T>(fn: () => Promise<T>): Promise<T> => {
-      const r = await this.withSlot(tenantId, fn);
+      const r = await this.withSlot(tenantId, fn, keyId);
       if (isRefusal(r)) throw new RefusedCall(r.error);
       return r;
     };
@@ -362,13 +424,15 @@ export class Limits {
     };
     const view = Object.assign(Object.create(db) as Db, gated);
     if (this.gated.size >= 10_000) this.gated.clear();
-    this.gated.set(tenantId, { db, view });
+    this.gated.set(slot, { db, view });
     return view;
   }
 
-  /** In-flight calls of a workspace in this process (tests and the health view). */
-  inFlight(tenantId: string): number {
-    return this.slots.get(tenantId)?.active ?? 0;
+  /** In-flight calls of a workspace in this process (tests and the health view); of one of its keys with keyId. */
+  inFlight(tenantId: string, keyId?: string): number {
+    const sem = this.slots.get(tenantId);
+    if (!sem) return 0;
+    return keyId === undefined ? sem.active : sem.activeFor(keyId);
   }
 }
 

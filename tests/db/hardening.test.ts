@@ -315,6 +315,56 @@ describe('rate limits and fair sharing', () => {
     expect(limits.inFlight(A.id)).toBe(0);
   });
 
+  it('share a workspace’s slots among its keys: a flooding key alone takes them all; beside another key it holds at most half, and the other key is served at the next free slot, before the flood’s queue', async () => {
+    const limits = new Limits(settings({ workspaceConcurrency: 2, workspaceConcurrencyAlone: 4, queueTimeoutMs: 5000 }), db);
+    const events: string[] = [];
+    let noisyActive = 0;
+    let noisyPeakAfterQuiet = 0;
+    let quietArrived = false;
+    const noisyWork = (i: number) => async () => {
+      noisyActive++;
+      if (quietArrived) noisyPeakAfterQuiet = Math.max(noisyPeakAfterQuiet, noisyActive);
+      events.push(`noisy-${i}`);
+      await new Promise((r) => setTimeout(r, 80));
+      noisyActive--;
+      return 'done';
+    };
+    const flood = Array.from({ length: 10 }, (_, i) => limits.withSlot('shared-ws', noisyWork(i), 'noisy-key'));
+    await new Promise((r) => setTimeout(r, 20));
+    // alone in its workspace, the key may use every slot
+    expect(limits.inFlight('shared-ws', 'noisy-key')).toBe(4);
+    quietArrived = true;
+    const quiet = limits.withSlot('shared-ws', async () => void events.push('quiet'), 'quiet-key');
+    await quiet;
+    // the quiet call ran before any of the six calls the flood had queued before it arrived
+    expect(events.indexOf('quiet')).toBe(4);
+    await Promise.all(flood);
+    expect(events.filter((e) => e.startsWith('noisy'))).toHaveLength(10);
+    // once another key was active, the flooding key never held more than half of the slots again
+    // (the four it already held drained first)
+    const after = events.slice(events.indexOf('quiet') + 1);
+    expect(after.length).toBe(6);
+    expect(noisyPeakAfterQuiet).toBe(2);
+    expect(limits.inFlight('shared-ws')).toBe(0);
+  });
+
+  it('count a key’s share while it is active: a second key that just made a call halves the first key’s slots', async () => {
+    const limits = new Limits(settings({ workspaceConcurrency: 2, workspaceConcurrencyAlone: 4, queueTimeoutMs: 5000 }), db);
+    expect(await limits.withSlot('ws-two', async () => 'hello', 'quiet-key')).toBe('hello');
+    let peak = 0;
+    let active = 0;
+    const work = async () => {
+      active++;
+      peak = Math.max(peak, active);
+      await new Promise((r) => setTimeout(r, 40));
+      active--;
+      return 'done';
+    };
+    const results = await Promise.all(Array.from({ length: 8 }, () => limits.withSlot('ws-two', work, 'noisy-key')));
+    expect(results.every((r) => r === 'done')).toBe(true);
+    expect(peak).toBe(2);
+  });
+
   it('hold a workspace to its fair share while another is active: the quiet one passes at once, the noisy one queues, and a call that waits too long is BUSY', async () => {
     const limits = new Limits(settings({ workspaceConcurrency: 2, workspaceConcurrencyAlone: 4, queueTimeoutMs: 200 }), db);
     // the quiet workspace has just made a call: it is active
