@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { requestOrigin } from './config';
-import { BodyTooLarge, checkTransport, clientAddress, hostAllowed, isLoopback, JsonRpcIdScanner, originAllowed, PEER_HEADER, readBody, readBodyText, stampPeer } from './transport';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { BodyTooLarge, checkTransport, clientAddress, hostAllowed, isLoopback, JsonRpcIdScanner, originAllowed, PEER_HEADER, readBody, readBodyText, spoolBody, stampPeer } from './transport';
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -156,5 +159,42 @@ describe('the client address', () => {
     expect(clientAddress(fwd, '127.0.0.1')).toBe('127.0.0.1');
     process.env.BULLPEN_TRUST_PROXY = '1';
     expect(clientAddress(fwd, '127.0.0.1')).toBe('10.3.3.3');
+  });
+});
+
+describe('a body spooled to disk (the import route)', () => {
+  const streamed = (parts: string[], headers: Record<string, string> = {}) =>
+    new Request('http://localhost/x', {
+      method: 'POST',
+      headers,
+      body: new ReadableStream({
+        start(c) {
+          for (const p of parts) c.enqueue(new TextEncoder().encode(p));
+          c.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit & { duplex: 'half' });
+
+  it('writes every chunk to a private file and answers its size', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'bullpen-spool-'));
+    try {
+      const file = path.join(dir, 'body');
+      expect(await spoolBody(streamed(['{"a":', '1,"b":', '"ü"}']), 100, file)).toBe(Buffer.byteLength('{"a":1,"b":"ü"}'));
+      expect(readFileSync(file, 'utf8')).toBe('{"a":1,"b":"ü"}');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a body past the limit, declared or streamed', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'bullpen-spool-'));
+    try {
+      await expect(spoolBody(streamed(['x'.repeat(60), 'x'.repeat(60)]), 100, path.join(dir, 'a'))).rejects.toBeInstanceOf(BodyTooLarge);
+      await expect(spoolBody(streamed(['x'], { 'content-length': '5000' }), 100, path.join(dir, 'b'))).rejects.toBeInstanceOf(BodyTooLarge);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
