@@ -184,6 +184,15 @@ describe('bullpen export and import', () => {
     console.log(`[data] export → import → export: ${Object.values(doc.counts).reduce((a, b) => a + b, 0)} rows in ${Object.keys(doc.tables).length} tables identical`);
   });
 
+  it('imports directly when no server holds the database: the CLI reads the file itself, piece by piece', async () => {
+    const out = path.join(dir, 'keep.json');
+    const doc = JSON.parse(readFileSync(out, 'utf8')) as ExportDoc;
+    const offline = { ...serverEnv, BULLPEN_DATA_DIR: path.join(dir, 'offline-import') };
+    const direct = await bullpen(offline, 'import', out, '--workspace', 'direct-copy', '--json');
+    expect(direct.code, direct.stderr).toBe(0);
+    expect(JSON.parse(direct.stdout)).toMatchObject({ created_workspace: true, counts: { tasks: doc.counts.tasks }, files: { stored: 1, missing: 0 } });
+  }, 240_000);
+
   it('explains itself: usage errors exit 2, an unknown workspace exits 1 with NOT_FOUND', async () => {
     expect((await bullpen(serverEnv, 'export')).code).toBe(2);
     const nf = await bullpen(serverEnv, 'export', '--workspace', 'no-such-workspace', '--out', path.join(dir, 'x.json'));
