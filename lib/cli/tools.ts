@@ -145,7 +145,8 @@ export async function connectTools(
   const client = new Client({ name: 'bullpen-cli', version: '0.1.0' }, { versionNegotiation: { mode: { pin: CLI_REVISION } } });
   // the run (BULLPEN_RUN_ID, _PARENT_RUN_ID, _RUN_GROUP) and the repository the caller stands in
   const repo = process.env.BULLPEN_REPO === 'off' ? null : await gitContext();
-  const headers: Record<string, string> = { Authorization: `Bearer ${key}`, ...runHeaders(process.env, repo, key) };
+  // every twin is callable, the opt-in rooms' too (lib/core/toolsets.ts): the CLI names `all`
+  const headers: Record<string, string> = { Authorization: `Bearer ${key}`, 'X-Bullpen-Toolsets': 'all', ...runHeaders(process.env, repo, key) };
   let connected: Promise<void> | null = null;
   const failure = (err: unknown): CliEnvelope => {
     const message = (err as Error).message;
