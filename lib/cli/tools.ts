@@ -1,5 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { registry } from '../core/registry';
 import type { ToolDef } from '../core/tool';
@@ -113,23 +112,41 @@ export function toolsIndex(): string {
 
 export type CliEnvelope = { ok: boolean; error?: { code: string; message: string; hint: string; retryable: boolean }; [k: string]: unknown };
 
+/** The protocol revision the CLI speaks: stateless, no handshake, one HTTP request per call. */
+export const CLI_REVISION = '2026-07-28';
+
+/**
+ * What the CLI knows of its own server without asking: it is Bullpen, at the revision this
+ * checkout serves. Adopting it skips the server/discover probe, so a command is one request.
+ */
+const KNOWN_SERVER = {
+  supportedVersions: [CLI_REVISION],
+  capabilities: { tools: {}, resources: {} },
+  serverInfo: { name: 'bullpen', version: '0.1.0' },
+};
+
 /**
  * Connects to the running server's MCP endpoint with an agent key (BULLPEN_URL, else the server
- * this data dir started). call() answers every tool as an envelope: a transport failure becomes
- * UNAUTHENTICATED or UNAVAILABLE, never a throw. The same path serves the tool twins and
- * CLI-only commands built on tools (skills sync).
+ * this data dir started), with the v2 client at the 2026-07-28 revision: no initialize handshake
+ * and no session, so each call() is one HTTP request. call() answers every tool as an envelope: a
+ * transport failure becomes UNAUTHENTICATED or UNAVAILABLE, never a throw. The same path serves
+ * the tool twins and CLI-only commands built on tools (skills sync). `fetch` is for tests.
  */
-export async function connectTools(key: string): Promise<{
+export async function connectTools(
+  key: string,
+  opts: { fetch?: typeof fetch } = {},
+): Promise<{
   base: string;
   repo: Awaited<ReturnType<typeof gitContext>>;
   call: (name: string, input: unknown) => Promise<CliEnvelope>;
   close: () => Promise<void>;
 }> {
   const base = process.env.BULLPEN_URL ?? (await defaultBaseUrl());
-  const client = new Client({ name: 'bullpen-cli', version: '0.1.0' });
+  const client = new Client({ name: 'bullpen-cli', version: '0.1.0' }, { versionNegotiation: { mode: { pin: CLI_REVISION } } });
   // the run (BULLPEN_RUN_ID, _PARENT_RUN_ID, _RUN_GROUP) and the repository the caller stands in
   const repo = process.env.BULLPEN_REPO === 'off' ? null : await gitContext();
-  const headers: Record<string, string> = { Authorization: `Bearer ${key}`, ...runHeaders(process.env, repo, key) };
+  // every twin is callable, the opt-in rooms' too (lib/core/toolsets.ts): the CLI names `all`
+  const headers: Record<string, string> = { Authorization: `Bearer ${key}`, 'X-Bullpen-Toolsets': 'all', ...runHeaders(process.env, repo, key) };
   let connected: Promise<void> | null = null;
   const failure = (err: unknown): CliEnvelope => {
     const message = (err as Error).message;
@@ -149,12 +166,15 @@ export async function connectTools(key: string): Promise<{
     repo,
     async call(name, input) {
       try {
-        connected ??= client.connect(new StreamableHTTPClientTransport(new URL(`${base.replace(/\/$/, '')}/api/mcp`), { requestInit: { headers } }));
+        connected ??= client.connect(
+          new StreamableHTTPClientTransport(new URL(`${base.replace(/\/$/, '')}/api/mcp`), { requestInit: { headers }, ...(opts.fetch ? { fetch: opts.fetch } : {}) }),
+          { prior: { kind: 'modern', discover: KNOWN_SERVER as never } },
+        );
         await connected;
         // a waiting call holds for wait_seconds: give the request that long and a margin
         const waitFor = (input as { wait_seconds?: unknown })?.wait_seconds;
         const timeout = (typeof waitFor === 'number' ? waitFor * 1000 : 0) + 60_000;
-        const res = (await client.callTool({ name, arguments: input as Record<string, unknown> }, undefined, { timeout })) as {
+        const res = (await client.callTool({ name, arguments: input as Record<string, unknown> }, { timeout })) as {
           content: { type: string; text: string }[];
         };
         return JSON.parse(res.content[0].text) as CliEnvelope;

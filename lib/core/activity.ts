@@ -85,7 +85,7 @@ export const activityTools = [
     room: 'activity',
     title: 'Read the activity log',
     description:
-      'Returns who did what, newest first, by project, actor, object, verb ("task.*"), run or time. Use when you reconstruct what happened.',
+      'Returns who did what, newest first; verb takes "task.*". Use when you reconstruct what happened.',
     input: activityQueryInput,
     output: activityQueryOutput,
     kind: 'read',

@@ -29,7 +29,7 @@ export const attachAddInput = z
       .min(1)
       .max(1000)
       .optional()
-      .describe('kind "file": a path the server issued (POST /api/files uploads and attaches; or another file attachment\'s storage_path)'),
+      .describe('kind "file": a path from POST /api/files, or another file\'s storage_path'),
     title: z.string().min(1).max(500).optional(),
     filename: z.string().min(1).max(255).optional(),
     mime_type: z.string().min(1).max(255).regex(MEDIA_TYPE, 'not a media type (type/subtype[; name=value])').optional().describe('a media type, e.g. text/plain'),

@@ -49,7 +49,7 @@ export const commentTools = [
     room: 'comments',
     title: 'Add a comment',
     description:
-      'Comments on a task, project, decision, note or handoff, with @mentions. Returns {comment}. Use when you record findings for others.',
+      'Comments on a record, with @mentions. Returns {comment}. Use when you record findings for others.',
     input: commentAddInput,
     output: commentAddOutput,
     kind: 'write',
@@ -60,7 +60,7 @@ export const commentTools = [
     room: 'comments',
     title: 'Read a thread',
     description:
-      'Returns the thread of a task, project, decision, note or handoff, oldest first. Use when you need the discussion alone.',
+      "Returns a record's comment thread, oldest first. Use when you need the discussion alone.",
     input: commentQueryInput,
     output: commentQueryOutput,
     kind: 'read',

@@ -89,7 +89,7 @@ export const decisionTools = [
     room: 'decisions',
     title: 'Log a decision',
     description:
-      'Records a decision with its context, rationale and options; append-only, supersede to change it. Returns {decision}. Use when a choice binds later work.',
+      'Records a decision with context, rationale and options; append-only: supersede it. Returns {decision}. Use when a choice binds later work.',
     input: decisionLogInput,
     output: decisionLogOutput,
     kind: 'write',
@@ -98,9 +98,9 @@ export const decisionTools = [
   defineTool({
     name: 'decision_set_status',
     room: 'decisions',
-    title: 'Move a decision’s status',
+    title: "Move a decision's status",
     description:
-      'Moves a decision between proposed, accepted and rejected. Returns {decision, changed}. Use when a proposal is settled.',
+      'Moves a decision to proposed, accepted or rejected. Returns {decision, changed}. Use when a proposal is settled.',
     input: decisionSetStatusInput,
     output: decisionSetStatusOutput,
     kind: 'write',
@@ -112,7 +112,7 @@ export const decisionTools = [
     room: 'decisions',
     title: 'Find decisions',
     description:
-      'Returns decisions newest first, by words, or by meaning with semantic:true. Use when you are about to choose: check what was decided.',
+      'Returns decisions newest first, by words or (semantic:true) meaning. Use when about to choose: check what was decided.',
     input: decisionQueryInput,
     output: decisionQueryOutput,
     kind: 'read',

@@ -52,9 +52,9 @@ export const feedbackTools = [
   defineTool({
     name: 'feature_request_create',
     room: 'feedback',
-    title: 'Report a problem with Bullpen',
+    title: 'Report a Bullpen problem',
     description:
-      'Files a bug, friction, missing capability or docs gap in Bullpen itself; never include secrets. Returns {feature_request}. Use when Bullpen gets in your way.',
+      'Reports a bug, friction or gap in Bullpen itself; no secrets. Returns {feature_request}. Use when Bullpen gets in your way.',
     input: featureRequestCreateInput,
     output: featureRequestCreateOutput,
     kind: 'write',

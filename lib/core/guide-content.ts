@@ -1113,7 +1113,7 @@ export function guideTopic(id: GuideTopicId): GuideTopic {
 }
 
 /** The guide's front page: the topics, and the tools of the registry it is given. */
-export function guideIndex(tools: ToolListing): string {
+export function guideIndex(tools: ToolListing, optInNote = ''): string {
   const lines = GUIDE_TOPICS.map((t) => `- \`${t.id}\` — ${t.title}: ${t.summary}`);
   return [
     '# Bullpen guide',
@@ -1135,5 +1135,6 @@ export function guideIndex(tools: ToolListing): string {
     'The same text is available as resources: `bullpen://guide/{topic}` for one topic, `bullpen://guide` for this index and `bullpen://glossary` for the glossary.',
     '',
     ...toolsSection(tools),
+    ...(optInNote ? ['', optInNote] : []),
   ].join('\n');
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { docs } from './fields';
 import { defineTool } from './tool';
 import { GUIDE_TOPIC_IDS, guideIndex, guideTopic } from './guide-content';
+import { optInNote } from './toolsets';
 
 export const guideInput = z.strictObject({
   topic: z.enum(GUIDE_TOPIC_IDS).optional().meta(docs('omit for the topic index')),
@@ -33,7 +34,7 @@ export const guideTools = [
     kind: 'read',
     idempotent: true,
     run: (input, { registry }) => {
-      if (!input.topic) return { topic: null, title: 'Bullpen guide', topics: [...GUIDE_TOPIC_IDS], markdown: guideIndex(registry) };
+      if (!input.topic) return { topic: null, title: 'Bullpen guide', topics: [...GUIDE_TOPIC_IDS], markdown: guideIndex(registry, optInNote()) };
       const t = guideTopic(input.topic);
       return { topic: t.id, title: t.title, markdown: t.body };
     },

@@ -184,7 +184,7 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'Answer a handoff',
     description:
-      'Answers a handoff sent to you; request_changes on a review reopens its task; never your own review. Returns {handoff, task?}. Use when you have the answer.',
+      'Answers a handoff sent to you; request_changes on a review reopens its task. Returns {handoff, task?}. Use when you have the answer.',
     input: handoffRespondInput,
     output: handoffRespondOutput,
     kind: 'write',
@@ -195,7 +195,7 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'Close a handoff',
     description:
-      'Closes a handoff you sent or claimed, as processed or cancelled. Returns {handoff}. Use when the matter is settled.',
+      'Closes a handoff you sent or claimed. Returns {handoff}. Use when the matter is settled.',
     input: handoffResolveInput,
     output: handoffResolveOutput,
     kind: 'write',
@@ -207,7 +207,7 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'List handoffs',
     description:
-      'Returns handoffs newest first, to you, from you or any, with answers. Use when you look for the answer to what you asked.',
+      'Returns handoffs newest first, to or from you or any, with answers. Use when you look for an answer.',
     input: handoffQueryInput,
     output: handoffQueryOutput,
     kind: 'read',

@@ -110,7 +110,7 @@ export const identityTools = [
     room: 'identity',
     title: 'Register an actor',
     description:
-      'Registers or finds an agent, human or service by external_ref. Returns {actor, created}. Use when an actor must exist before it gets work.',
+      'Registers or finds an agent, human or service by external_ref. Returns {actor, created}. Use when an actor must exist first.',
     input: registerActorInput,
     output: registerActorOutput,
     kind: 'write',
@@ -122,7 +122,7 @@ export const identityTools = [
     room: 'identity',
     title: 'Find actors',
     description:
-      'Returns actors by kind, group, capability or text; include work adds what each holds. Use when you need an actor id for a task or a handoff.',
+      'Returns actors by kind, group, capability or text; include work adds what each holds. Use when you need an actor id.',
     input: actorQueryInput,
     output: actorQueryOutput,
     kind: 'read',

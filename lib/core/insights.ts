@@ -71,7 +71,7 @@ export const insightTools = [
     room: 'insights',
     title: 'Project insights',
     description:
-      'Returns a project’s throughput, cycle time, WIP by agent, longest blocked chain and review turnaround. Use when you judge pace or find the bottleneck.',
+      "Returns a project's throughput, cycle time, WIP per agent, longest blocked chain, review turnaround. Use when you judge pace or seek the bottleneck.",
     input: projectInsightsInput,
     output: projectInsightsOutput,
     kind: 'read',

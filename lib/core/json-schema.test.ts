@@ -113,10 +113,11 @@ describe('the advertised input schema', () => {
           if (zod.success !== validateExact(input).valid) inexact.push(`${tool.name} ${path.join('.')}=${JSON.stringify(value)?.slice(0, 60)}: zod ${zod.success}`);
         }
       }
-      // the server takes a camelCase alias of every key (normalize.ts), so the schema must too
-      // (a required key's alias is the one exception: `required` names the snake_case spelling)
-      const camel = Object.fromEntries(Object.entries(base).map(([k, v]) => [schema.required?.includes(k) ? k : k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), v]));
-      expect(validate(camel).valid, `${tool.name}: camelCase keys`).toBe(true);
+      // the contract is snake_case with additionalProperties: false: a host that validates first
+      // sends the canonical keys (the server's camelCase aliases, normalize.ts, are for the others)
+      const camel = Object.fromEntries(Object.entries(base).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), v]));
+      if (Object.keys(camel).some((k) => !(k in base))) expect(validate(camel).valid, `${tool.name}: camelCase keys`).toBe(false);
+      expect(validate({ ...base, not_a_field: 1 }).valid, `${tool.name}: an unknown key`).toBe(false);
     }
     expect(mismatches.slice(0, 20)).toEqual([]);
     expect(inexact.slice(0, 20)).toEqual([]);
@@ -126,15 +127,38 @@ describe('the advertised input schema', () => {
     // about 80,000 comparisons: seconds on a busy machine, which is not what this test is about
   }, 120_000);
 
-  it('carries the shape and none of the bounds: no lengths, sizes, ranges, patterns, uuid formats, key refusals or docs notes', () => {
+  it('carries the shape and none of the bounds: no lengths, sizes, ranges, patterns, uuid formats or docs notes', () => {
     for (const tool of registry) {
       const text = JSON.stringify(inputJsonSchema(tool));
       for (const k of ['$schema', 'default', 'minLength', 'maxLength', 'minItems', 'maxItems', 'minimum', 'maximum', 'pattern', 'propertyNames', 'x-docs']) {
         expect(text, `${tool.name}: ${k}`).not.toContain(`"${k}"`);
       }
-      expect(text, tool.name).not.toContain('"additionalProperties":false');
       expect(text, tool.name).not.toContain('"format":"uuid"');
     }
+  });
+
+  it('refuses unknown keys on every object it advertises, top level and nested (the contract)', () => {
+    // open by the contract, as zod says (looseObject): a handoff answer keeps the fields it does not name
+    const OPEN = ['handoff_respond.properties.response'];
+    let objects = 0;
+    const walk = (node: unknown, where: string) => {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${where}[${i}]`));
+      const n = node as JsonSchema;
+      const isObject = n.type === 'object' || (Array.isArray(n.type) && n.type.includes('object'));
+      // an open record (counts, metadata) names the type of its values instead: the contract leaves it open
+      if (isObject && n.properties && !OPEN.includes(where)) {
+        objects++;
+        expect(n.additionalProperties, where).toBe(false);
+      }
+      for (const [k, v] of Object.entries(n)) walk(v, `${where}.${k}`);
+    };
+    for (const tool of registry) {
+      const schema = inputJsonSchema(tool);
+      expect(schema.additionalProperties, tool.name).toBe(false);
+      walk(schema, tool.name);
+    }
+    expect(objects).toBeGreaterThan(registry.length);
   });
 
   it('says in words the forms a pattern or a union used to carry', () => {

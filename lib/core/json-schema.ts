@@ -167,7 +167,6 @@ function loosen(node: JsonSchema): JsonSchema {
     if (BOUNDS.has(k) || k === DOCS_NOTE || (k === 'format' && !SHAPE_FORMATS.has(v as string))) continue;
     // Unknown keys: the server takes camelCase aliases (taskId) that `false` here would refuse, and
     // refuses any other unknown key naming it; 28 bytes an object were 1.6 KB of tools/list.
-    if (k === 'additionalProperties' && v === false) continue;
     if (k === 'properties' || k === '$defs') {
       out[k] = Object.fromEntries(Object.entries(v as Record<string, JsonSchema>).map(([n, s]) => [n, loosen(s)]));
     } else if (k === 'anyOf' || k === 'oneOf') out[k] = (v as JsonSchema[]).map(loosen);

@@ -74,7 +74,7 @@ export const knowledgeTools = [
     room: 'knowledge',
     title: 'Write a knowledge note',
     description:
-      'Saves a note, runbook, finding or snippet, embedded in the background. Returns {note}. Use when you learned what cost you time.',
+      'Saves a note (runbook, finding…), embedded in the background. Returns {note}. Use when you learned what cost you time.',
     input: knowledgeWriteInput,
     output: knowledgeWriteOutput,
     kind: 'write',
@@ -97,7 +97,7 @@ export const knowledgeTools = [
     room: 'knowledge',
     title: 'Search knowledge by meaning',
     description:
-      'Returns notes by meaning and words (lexical_only: words alone). Use when you start research: someone may have written it down.',
+      'Returns notes by meaning and words (lexical_only: words alone). Use when you start research: it may be written down.',
     input: knowledgeSearchInput,
     output: knowledgeSearchOutput,
     kind: 'read',

@@ -19,8 +19,26 @@ export interface ToolDb {
 /** Embeds one search query for recall by meaning; throws when the embedder cannot answer. */
 export type QueryEmbedder = (text: string) => Promise<{ vector: number[]; model: string }>;
 
+/** A task a task event made claimable, with what a claim filters on (bullpen.ready_after). */
+export type ReadyTask = {
+  id: string;
+  ref: string;
+  project_id: string;
+  project_key: string;
+  labels: string[];
+  /** Who else may not claim it: null, anyone may. */
+  assignee_actor_id: string | null;
+  repository_ids: string[];
+};
+
+/**
+ * Reads, on the server's own connection, which of these tasks and their dependents are claimable
+ * now (lib/core/wait.ts wakes only the task_claim waiters they match).
+ */
+export type ReadyAfter = (db: ToolDb, tenantId: string, taskIds: string[]) => Promise<ReadyTask[]>;
+
 /** The services the contract uses but does not implement; the wiring layer provides them once. */
-export type CorePorts = { embedQuery: QueryEmbedder };
+export type CorePorts = { embedQuery: QueryEmbedder; readyAfter: ReadyAfter };
 
 const KEY = Symbol.for('bullpen.core-ports');
 type Holder = { [KEY]?: Partial<CorePorts> };

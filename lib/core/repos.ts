@@ -151,7 +151,7 @@ export const repoTools = [
     room: 'repositories',
     title: 'Register a repository',
     description:
-      'Registers or finds a git repository by its remote; without input, the one you stand in. Returns {repository, created}. Use when it is not known yet.',
+      'Registers or finds a git repository by remote; no input: the one you stand in. Returns {repository, created}. Use when it is not known yet.',
     input: repoRegisterInput,
     output: repoRegisterOutput,
     kind: 'write',
@@ -161,9 +161,9 @@ export const repoTools = [
   defineTool({
     name: 'repo_link',
     room: 'repositories',
-    title: 'Link a project to a repository',
+    title: 'Link a repository',
     description:
-      "Links a project to a repository as primary, dependency or docs; remove:true unlinks. Returns {linked, role}. Use when a project's code lives there.",
+      "Links a project to a repository in a role; remove:true unlinks. Returns {linked, role}. Use when a project's code lives there.",
     input: repoLinkInput,
     output: repoLinkOutput,
     kind: 'write',
@@ -186,7 +186,7 @@ export const repoTools = [
     room: 'repositories',
     title: 'Link code to a task',
     description:
-      'Records the commit, branch, PR, tag or compare that delivered a task (evidence). Returns {code_ref, created}. Use when you commit or open a PR.',
+      'Records the commit, branch or PR that delivered a task (evidence). Returns {code_ref, created}. Use when you commit or open a PR.',
     input: taskCodeRefInput,
     output: codeRefWritten,
     kind: 'write',
@@ -210,7 +210,7 @@ export const repoTools = [
     room: 'repositories',
     title: 'Move a PR forward',
     description:
-      'Patches a code ref (pr_state, sha, title, url). Returns {code_ref, changed}. Use when a PR moves.',
+      "Patches a code ref's PR state, sha, title or url. Returns {code_ref, changed}. Use when a PR moves.",
     input: codeRefUpdateInput,
     output: codeRefUpdateOutput,
     kind: 'write',
@@ -222,7 +222,7 @@ export const repoTools = [
     room: 'repositories',
     title: 'Find code refs',
     description:
-      'Returns code refs newest first by record, repository, type, PR state or run. Use when you ask which code delivered some work.',
+      'Returns code refs, newest first. Use when you ask which code delivered some work.',
     input: codeRefQueryInput,
     output: codeRefQueryOutput,
     kind: 'read',

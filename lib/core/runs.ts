@@ -159,7 +159,7 @@ export const runTools = [
     room: 'runs',
     title: 'Keep a run alive',
     description:
-      'Marks your run alive, with head_sha, branch, counts and usage; a run silent 30 min ends (abandoned if it holds leases). Returns {run}. Use when working long.',
+      'Marks your run alive, with git state, counts and usage; silent 30 min, it ends. Returns {run}. Use when working long.',
     input: runHeartbeatInput,
     output: runHeartbeatOutput,
     kind: 'write',
@@ -171,7 +171,7 @@ export const runTools = [
     room: 'runs',
     title: 'End a run',
     description:
-      'Ends your run as succeeded, failed or cancelled; release_leases frees its tasks. Returns {run, released}. Use when you stop.',
+      'Ends your run with a status; release_leases frees its tasks. Returns {run, released}. Use when you stop.',
     input: runEndInput,
     output: runEndOutput,
     kind: 'write',
@@ -194,7 +194,7 @@ export const runTools = [
     room: 'runs',
     title: 'Read a run',
     description:
-      'Returns a run (default yours) with its parent and, on request, its subtree. Use when you inspect a run.',
+      'Returns a run (default yours), its parent and on request its subtree. Use when you inspect a run.',
     input: runGetInput,
     output: runGetOutput,
     kind: 'read',
@@ -205,7 +205,7 @@ export const runTools = [
     room: 'runs',
     title: 'What a run produced',
     description:
-      'Returns what a run produced: tasks, decisions, notes, handoffs, code refs, tokens, cost. Use when you report or hand over.',
+      'Returns what a run produced: records, code refs, tokens, cost. Use when you report or hand over.',
     input: runSummaryInput,
     output: runSummaryOutput,
     kind: 'read',

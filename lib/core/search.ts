@@ -104,9 +104,9 @@ export const searchTools = [
   defineTool({
     name: 'search',
     room: 'search',
-    title: 'Search everything by keyword',
+    title: 'Search by keyword',
     description:
-      'Returns keyword matches with ref and snippet across projects, tasks, decisions, notes, comments, handoffs, skills. Use when you know a word or a ref.',
+      'Returns keyword matches, with ref and snippet, across every kind of record. Use when you know a word or a ref.',
     input: searchInput,
     output: searchOutput,
     kind: 'read',
@@ -117,7 +117,7 @@ export const searchTools = [
     room: 'search',
     title: 'List skills',
     description:
-      "Returns skills (markdown playbooks); a project's shadow the workspace's of the same slug. Use when you look for a playbook.",
+      "Returns skills (markdown playbooks); a project's shadows the workspace's by slug. Use when you look for a playbook.",
     input: skillListInput,
     output: skillListOutput,
     kind: 'read',

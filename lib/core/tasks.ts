@@ -254,9 +254,9 @@ export const taskTools = [
   defineTool({
     name: 'task_create_many',
     room: 'tasks',
-    title: 'Create many tasks at once',
+    title: 'Create many tasks',
     description:
-      'Creates up to 100 tasks, all or none; depends_on may name an earlier item as {batch_index}. Returns {tasks} in order. Use when you lay out a plan.',
+      'Creates up to 100 tasks, all or none; depends_on may name earlier items. Returns {tasks} in order. Use when you lay out a plan.',
     input: taskCreateManyInput,
     output: taskCreateManyOutput,
     kind: 'write',
@@ -279,7 +279,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Assign a task',
     description:
-      'Assigns a task to an actor, "me" or nobody (null); another agent\'s lease: LEASE_HELD. Returns {task}. Use when you delegate; task_claim takes work yourself.',
+      'Assigns a task to an actor, "me" or null; not under another\'s lease. Returns {task}. Use when you delegate (task_claim takes work).',
     input: taskAssignInput,
     output: taskAssignOutput,
     kind: 'write',
@@ -313,7 +313,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Link tasks',
     description:
-      'Adds or removes dependencies and sets the parent; a cycle is refused. Returns {added, removed, depends_on}. Use when blockers change.',
+      'Adds or removes dependencies, sets the parent; no cycles. Returns {added, removed, depends_on}. Use when blockers change.',
     input: taskLinkInput,
     output: taskLinkOutput,
     kind: 'write',

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { getTool, registry } from './registry';
-import { CORE_TOOLS, inToolsets, parseToolsets, toolsetNames } from './toolsets';
+import { CORE_TOOLS, OPT_IN_ROOMS, inToolsets, optInNote, optInRooms, parseToolsets, toolsetNames } from './toolsets';
 
 describe('toolsets', () => {
   it('core names only tools of the registry', () => {
     for (const name of CORE_TOOLS) expect(getTool(name), name).toBeDefined();
   });
 
-  it('absent, empty and all mean every tool', () => {
+  it('absent, empty and all mean every tool (while no room is opt-in)', () => {
     for (const raw of [null, undefined, '', ' , ', 'all', 'core,all']) {
       const sel = parseToolsets(raw);
       expect(sel.ok && sel.tools).toBe(null);
@@ -35,5 +35,56 @@ describe('toolsets', () => {
     expect(sel).toEqual({ ok: false, unknown: ['handofs', 'nope'], valid: toolsetNames() });
     expect(toolsetNames()).toContain('handoffs');
     expect(toolsetNames()[0]).toBe('core');
+  });
+});
+
+describe('opt-in rooms (outside the contract)', () => {
+  // a fixture registry: two contract rooms and a room beyond the contract, flagged opt-in
+  const src = {
+    tools: [
+      { name: 'whoami', room: 'identity' },
+      { name: 'task_claim', room: 'tasks' },
+      { name: 'guide', room: 'guide' },
+      { name: 'debate_open', room: 'council' },
+      { name: 'debate_reply', room: 'council' },
+    ],
+    optIn: new Set(['council']),
+  };
+
+  it('a connection naming no toolsets lists every room but the opt-in ones', () => {
+    const sel = parseToolsets(null, src);
+    if (!sel.ok) throw new Error('refused');
+    expect([...sel.tools!].sort()).toEqual(['guide', 'task_claim', 'whoami']);
+    expect(inToolsets({ name: 'debate_reply' }, sel.tools)).toBe(false);
+  });
+
+  it('naming the room, or all, lists it', () => {
+    const named = parseToolsets('core,council', src);
+    if (!named.ok) throw new Error('refused');
+    expect(named.tools!.has('debate_open') && named.tools!.has('debate_reply')).toBe(true);
+    const all = parseToolsets('all', src);
+    expect(all.ok && all.tools).toBe(null);
+    expect(toolsetNames(src)).toEqual(['core', 'all', 'identity', 'tasks', 'guide', 'council']);
+  });
+
+  it('the note for the instructions and the guide names the rooms left out and how to add them', () => {
+    expect(optInRooms(src)).toEqual(['council']);
+    const note = optInNote(src);
+    expect(note).toContain('council');
+    expect(note).toContain('?toolsets=core,council');
+    // no opt-in room: nothing is left out and nothing is said
+    expect(optInNote({ ...src, optIn: new Set() })).toBe('');
+    expect(parseToolsets(null, { ...src, optIn: new Set() })).toEqual({ ok: true, tools: null, names: [] });
+  });
+
+  it('the live registry: opt-in rooms are rooms of the registry, and the default list leaves out exactly them', () => {
+    const rooms = new Set(registry.map((t) => t.room));
+    for (const r of OPT_IN_ROOMS) expect(rooms.has(r), r).toBe(true);
+    const sel = parseToolsets(null);
+    if (!sel.ok) throw new Error('refused');
+    const listed = registry.filter((t) => inToolsets(t, sel.tools)).map((t) => t.name);
+    expect(listed).toEqual(registry.filter((t) => !OPT_IN_ROOMS.has(t.room)).map((t) => t.name));
+    // the contract's rooms are never opt-in: the agent loop is always there
+    for (const name of CORE_TOOLS) expect(OPT_IN_ROOMS.has(getTool(name)!.room), name).toBe(false);
   });
 });

@@ -1,18 +1,23 @@
 import { createHash } from 'node:crypto';
 import { ChangeRouter, changeFeed, Subscribers } from './change-feed';
-import type { ChangeEvent, ToolDb } from './ports';
+import { corePort, type ChangeEvent, type ReadyTask, type ToolDb } from './ports';
 
 /**
  * Waiting instead of polling. A call with wait_seconds runs once; when it comes back empty, it
- * registers a waiter here and holds — holding no database connection — until the change feed
- * reports an event that may change its answer, then runs again. One subscription to the feed per
- * database serves every waiter of the process; an event is routed by a map lookup, so hundreds of
- * waiters cost a few objects each, not a query each.
+ * registers a waiter here and holds — holding no database connection — until the change feed reports
+ * an event that may change its answer, then runs again. One subscription to the feed per database
+ * serves every waiter of the process; an event is routed by a map lookup, so hundreds of waiters
+ * cost a few objects each, not a query each.
  *
  * Topics:
  * - inbox: events with object_type "inbox" and object_id = the waiting actor (the coordination
  *   room writes one whenever something lands in an actor's inbox);
- * - work: task events of the workspace that can make work claimable (anything but a claim).
+ * - work: task events of the workspace that can make work claimable (anything but a claim). The
+ *   room reads once, for the burst of events of a workspace, which tasks they made claimable (the
+ *   tasks named and their dependents: bullpen.ready_after, through the readyAfter port), and wakes
+ *   only the waiters whose filters one of them matches, one waiter per task, longest waiting first:
+ *   never more waiters than there are new ready tasks. Without the port (or when the read fails)
+ *   it wakes every waiter of the workspace, which is never wrong, only wasteful.
  */
 export type WaitTopic = 'inbox' | 'work';
 
@@ -25,23 +30,97 @@ export type WaitSpec = {
   rerun?: (args: Record<string, unknown>) => Record<string, unknown>;
 };
 
-type Waiter = { version: number; notify: (() => void) | null };
+/** What a waiting task_claim filters on (its input, "me" resolved). */
+export type WorkFilter = { task_id?: string; project_id?: string; label?: string; repository_ids?: string[] };
+
+type Waiter = { version: number; notify: (() => void) | null; actorId: string; filter: WorkFilter };
 
 /** Task verbs that never make work claimable. */
 const NOT_WORK = new Set(['task.claimed', 'task.lease_extended']);
+
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** Whether a waiter of this actor and filter could claim the task (what task_claim checks). */
+export function claimMatches(actorId: string, f: WorkFilter, t: ReadyTask): boolean {
+  if (t.assignee_actor_id && t.assignee_actor_id !== actorId) return false;
+  if (f.task_id && !same(f.task_id, t.id) && !same(f.task_id, t.ref)) return false;
+  if (f.project_id && !same(f.project_id, t.project_id) && !same(f.project_id, t.project_key)) return false;
+  if (f.label && !t.labels.includes(f.label)) return false;
+  if (f.repository_ids?.length && !f.repository_ids.some((r) => t.repository_ids.some((x) => same(x, r)))) return false;
+  return true;
+}
 
 /** The waiters of one database in this process, fed by its change feed. */
 export class WaitRoom extends ChangeRouter {
   private readonly inbox = new Subscribers<Waiter>();
   private readonly work = new Subscribers<Waiter>();
+  /** Task ids of each workspace's events not yet read, and the workspaces being read now. */
+  private readonly pending = new Map<string, Set<string>>();
+  private readonly reading = new Set<string>();
   /** Wake-ups delivered so far (for benchmarks and tests). */
   woken = 0;
+  /** Reads of what task events made claimable (for benchmarks and tests). */
+  reads = 0;
+
+  /** readyAfter: what task events made claimable; null wakes every work waiter of the workspace. */
+  constructor(private readonly readyAfter: ((tenantId: string, taskIds: string[]) => Promise<ReadyTask[]>) | null = null) {
+    super();
+  }
 
   protected route(event: ChangeEvent): void {
     if (event.object_type === 'inbox' && event.object_id) {
       this.bump(this.inbox.get(`${event.tenant_id}:${event.object_id}`));
     } else if (event.object_type === 'task' && !NOT_WORK.has(event.verb)) {
-      this.bump(this.work.get(event.tenant_id));
+      if (!this.work.count(event.tenant_id)) return;
+      if (!this.readyAfter || !event.object_id) return this.bump(this.work.get(event.tenant_id));
+      let ids = this.pending.get(event.tenant_id);
+      if (!ids) this.pending.set(event.tenant_id, (ids = new Set()));
+      ids.add(event.object_id);
+      if (!this.reading.has(event.tenant_id)) void this.read(event.tenant_id);
+    }
+  }
+
+  /** Reads what the pending events of a workspace made claimable, then wakes whom they match; again while events keep coming. */
+  private async read(tenantId: string): Promise<void> {
+    this.reading.add(tenantId);
+    try {
+      for (let ids = this.pending.get(tenantId); ids?.size; ids = this.pending.get(tenantId)) {
+        this.pending.delete(tenantId);
+        if (!this.work.count(tenantId)) continue;
+        let ready: ReadyTask[] | null;
+        try {
+          this.reads++;
+          ready = await this.readyAfter!(tenantId, [...ids]);
+        } catch {
+          ready = null;
+        }
+        const waiters = this.work.get(tenantId);
+        if (!waiters) continue;
+        if (ready === null) {
+          this.bump(waiters);
+          continue;
+        }
+        // one waiter per ready task, in claim order, longest waiting first (a Set keeps insertion
+        // order). A waiter that is waiting is preferred; one that is running (woken a moment ago,
+        // or on its first run) only takes a task no waiting one matches: its version moves, so it
+        // runs again if this run comes back empty, and no wake-up is spent on it.
+        const chosen = new Set<Waiter>();
+        for (const task of ready) {
+          let pick: Waiter | undefined;
+          for (const w of waiters) {
+            if (chosen.has(w) || !claimMatches(w.actorId, w.filter, task)) continue;
+            if (w.notify) {
+              pick = w;
+              break;
+            }
+            pick ??= w;
+          }
+          if (pick) chosen.add(pick);
+        }
+        this.bump(chosen);
+      }
+    } finally {
+      this.reading.delete(tenantId);
     }
   }
 
@@ -58,9 +137,9 @@ export class WaitRoom extends ChangeRouter {
     }
   }
 
-  /** Registers a waiter; close() it when the call returns. */
-  subscribe(tenantId: string, actorId: string, topic: WaitTopic): WaitSubscription {
-    const waiter: Waiter = { version: 0, notify: null };
+  /** Registers a waiter (a work waiter with what it filters on); close() it when the call returns. */
+  subscribe(tenantId: string, actorId: string, topic: WaitTopic, filter: WorkFilter = {}): WaitSubscription {
+    const waiter: Waiter = { version: 0, notify: null, actorId, filter };
     const remove = topic === 'inbox' ? this.inbox.add(`${tenantId}:${actorId}`, waiter) : this.work.add(tenantId, waiter);
     return {
       get version() {
@@ -93,6 +172,11 @@ export class WaitRoom extends ChangeRouter {
   size(): number {
     return this.inbox.count() + this.work.count();
   }
+
+  /** Resolves once no read of what task events made claimable is running or pending (tests). */
+  async settled(): Promise<void> {
+    while (this.reading.size || this.pending.size) await new Promise((r) => setTimeout(r, 5));
+  }
 }
 
 export type WaitSubscription = {
@@ -109,7 +193,8 @@ const rooms = new WeakMap<object, Promise<WaitRoom>>();
 export function waitRoom(db: Pick<ToolDb, 'listen'>): Promise<WaitRoom> {
   let room = rooms.get(db);
   if (!room) {
-    const r = new WaitRoom();
+    const readyAfter = corePort('readyAfter');
+    const r = new WaitRoom(readyAfter ? (tenantId, taskIds) => readyAfter(db as ToolDb, tenantId, taskIds) : null);
     room = changeFeed(db).then((feed) => {
       feed.add((event) => r.dispatch(event));
       return r;
@@ -118,6 +203,13 @@ export function waitRoom(db: Pick<ToolDb, 'listen'>): Promise<WaitRoom> {
     rooms.set(db, room);
   }
   return room;
+}
+
+/** The filters of a waiting task_claim, from its input. */
+function workFilter(args: Record<string, unknown>): WorkFilter {
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const repos = Array.isArray(args.repository_ids) ? args.repository_ids.filter((r): r is string => typeof r === 'string') : undefined;
+  return { task_id: str(args.task_id), project_id: str(args.project_id), label: str(args.label), repository_ids: repos };
 }
 
 /** The idempotency key of the n-th run of a waiting call (see waitingCall). */
@@ -149,7 +241,7 @@ export async function waitingCall(
   const deadline = started + seconds * 1000;
   const room = await waitRoom(db);
   // subscribe before the first run, so a write that lands while it runs is not missed
-  const sub = room.subscribe(who.tenant_id, who.actor_id, spec.topic);
+  const sub = room.subscribe(who.tenant_id, who.actor_id, spec.topic, spec.topic === 'work' ? workFilter(args) : {});
   const key = typeof args.idempotency_key === 'string' ? args.idempotency_key : undefined;
   try {
     let input = args;

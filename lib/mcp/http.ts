@@ -159,7 +159,7 @@ export function outOfScope(parsed: unknown, scopes: Scopes): { tool: string; sco
 function requestedToolsets(req: McpRequest) {
   const q = req.url.indexOf('?');
   const header = req.headers.get('x-bullpen-toolsets');
-  if (q < 0 && !header) return ALL_TOOLSETS;
+  if (q < 0 && !header) return DEFAULT_TOOLSETS;
   const values = q < 0 ? [] : new URLSearchParams(req.url.slice(q + 1)).getAll('toolsets');
   if (header) values.push(header);
   // a connection names the same toolsets on every call: its selection is worked out once
@@ -172,7 +172,8 @@ function requestedToolsets(req: McpRequest) {
   }
   return selection;
 }
-const ALL_TOOLSETS = parseToolsets([]);
+// no toolsets named: the default rooms (every room but the opt-in ones)
+const DEFAULT_TOOLSETS = parseToolsets([]);
 const selections = new Map<string, ReturnType<typeof parseToolsets>>();
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

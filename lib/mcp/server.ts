@@ -6,7 +6,7 @@ import { GLOSSARY, GUIDE_TOPICS, guideIndex } from '../core/guide-content';
 import { inputJsonSchema, outputJsonSchema } from '../core/json-schema';
 import { getTool, registry } from '../core/registry';
 import { toolAllowed, type Scopes } from '../core/scopes';
-import { CORE_TOOLS, inToolsets, toolsetNames } from '../core/toolsets';
+import { CORE_TOOLS, inToolsets, optInNote, toolsetNames } from '../core/toolsets';
 import type { ToolContext, ToolDef } from '../core/tool';
 import { renderBrief } from './render';
 import '../server/wiring';
@@ -23,7 +23,7 @@ Handoffs: handoff_create asks other actors (question, review, approval…); inbo
 Runs: send X-Bullpen-Run (one id per burst of work) and X-Bullpen-Repo (your git remote); run_heartbeat during long work, with usage; run_end when you stop.
 When Bullpen itself gets in your way (a bug, friction, a missing capability, unclear docs), file it at once with feature_request_create; never include secrets.
 Errors come back as {ok:false, error:{code, message, hint, retryable}}: follow the hint. guide() is the manual; guide({topic:"the-loop"}) first.
-Rooms and toolsets: the tools are grouped by room (${toolsetNames().filter((n) => n !== 'core' && n !== 'all').join(', ')}). This connection may list only some of them, the toolsets its URL names (?toolsets=core,handoffs, or the X-Bullpen-Toolsets header; core is the loop above). guide() answers on every connection and lists every room with its tools; to use another room's tools, ask your operator to add its name to the toolsets.`;
+Rooms and toolsets: the tools are grouped by room (${toolsetNames().filter((n) => n !== 'core' && n !== 'all').join(', ')}). This connection may list only some of them, the toolsets its URL names (?toolsets=core,handoffs, or the X-Bullpen-Toolsets header; core is the loop above). guide() answers on every connection and lists every room with its tools; to use another room's tools, ask your operator to add its name to the toolsets.${optInNote() ? ` ${optInNote()}` : ''}`;
 
 export type ToolListOptions = {
   /** Advertise each tool's outputSchema (and answer with structuredContent). Off: see docs/architecture.md, Design notes. */
@@ -45,7 +45,12 @@ function toolAnnotations(t: ToolDef): Tool['annotations'] {
   return { destructiveHint: t.destructive ?? false, ...(t.idempotent ? { idempotentHint: true } : {}) };
 }
 
-/** JSON Schemas are computed once per process, from the zod schema that validates: its shape, without its bounds. */
+/**
+ * JSON Schemas are computed once per process, from the zod schema that validates: its shape,
+ * without its bounds. The list is in one fixed order, the registry's (room by room, as
+ * lib/core/registry.ts reads top to bottom), whatever the scopes and toolsets narrow it to: hosts
+ * cache it, and the 2026-07-28 revision asks for a stable order.
+ */
 const toolLists = new Map<boolean, Tool[]>();
 /** A narrowed list per (scopes, toolsets) pair: a connection's list is built once, not per request. */
 const narrowed = new Map<string, Tool[]>();
@@ -181,7 +186,7 @@ export function createMcpServer(ctx: McpContext): Server {
   server.setRequestHandler('resources/read', async (req) => {
     const uri = req.params.uri;
     const text = (t: string) => ({ contents: [{ uri, mimeType: 'text/markdown', text: t }] });
-    if (uri === 'bullpen://guide') return text(guideIndex(registry));
+    if (uri === 'bullpen://guide') return text(guideIndex(registry, optInNote()));
     if (uri === 'bullpen://glossary') return text(glossaryMarkdown());
     const topic = uri.match(/^bullpen:\/\/guide\/([a-z-]+)$/);
     if (topic) {

@@ -1,4 +1,5 @@
-import { provideCorePorts } from '../core/ports';
+import { provideCorePorts, type ReadyAfter } from '../core/ports';
+import type { Db } from '../db/types';
 import { embedQuery } from '../memory/query';
 
 /**
@@ -6,4 +7,13 @@ import { embedQuery } from '../memory/query';
  * entry that executes tools (the MCP server, the console's operations, the test and bench helpers):
  * lib/core defines what it needs and never imports lib/memory itself.
  */
-provideCorePorts({ embedQuery });
+// the waiters' read: the server's own connection (every workspace's waiters live in one process)
+const readyAfter: ReadyAfter = async (db, tenantId, taskIds) => {
+  const [row] = await (db as unknown as Pick<Db, 'query'>).query<{ r: Awaited<ReturnType<ReadyAfter>> }>(
+    'select bullpen.ready_after($1::uuid, $2::uuid[]) as r',
+    [tenantId, taskIds],
+  );
+  return row?.r ?? [];
+};
+
+provideCorePorts({ embedQuery, readyAfter });
