@@ -64,13 +64,19 @@ export async function ensurePgvector(opts = {}) {
   const pgConfig = `/usr/lib/postgresql/${major}/bin/pg_config`;
   try {
     if (!existsSync(pgConfig) || !existsSync(`/usr/include/postgresql/${major}/server/postgres.h`)) {
-      log(`pgvector: installing postgresql-server-dev-${major} (the server headers) from Debian's packages`);
+      // the headers of exactly the installed server: a newer postgresql-server-dev would upgrade
+      // the server's files under clusters that are running (their next backend then fails to load
+      // plpgsql.so), so the version is pinned and nothing else is upgraded
+      const server = spawnSync('dpkg-query', ['-W', '-f=${Version}', `postgresql-${major}`], { encoding: 'utf8' }).stdout?.trim();
+      if (!server) throw new Error(`postgresql-${major} is not a Debian package here: install its server headers (pg_config, postgres.h) by hand`);
+      const pkgs = [`postgresql-server-dev-${major}=${server}`, `libpq-dev=${server}`, 'gcc', 'make'];
+      log(`pgvector: installing ${pkgs[0]} (the server headers, the installed server's version) from Debian's packages`);
       const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-      const install = () => spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', `postgresql-server-dev-${major}`, 'gcc', 'make'], { encoding: 'utf8', env });
+      const args = ['install', '-y', '-qq', '--no-install-recommends', '--no-upgrade', ...pkgs];
       // the package lists are read as they are; updated once only when the package is not in them
-      if (install().status !== 0) {
+      if (spawnSync('apt-get', args, { encoding: 'utf8', env }).status !== 0) {
         run('apt-get', ['update', '-qq'], { env });
-        run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', `postgresql-server-dev-${major}`, 'gcc', 'make'], { env });
+        run('apt-get', args, { env });
       }
     }
     const dir = mkdtempSync(path.join(tmpdir(), 'bullpen-pgvector-'));
