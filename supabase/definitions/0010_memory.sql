@@ -642,7 +642,7 @@ begin
     select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', bullpen.lexeme_coverage(x.search, v_lexemes))
              order by x.rank desc, x.id), '[]') into v_lex from (
       -- cover density (ts_rank_cd) ranks; it costs several times ts_rank per row, so ts_rank first
-      -- keeps the best 4 × depth of the matches and cover density orders only those
+      -- keeps the best 8 × depth of the matches and cover density orders only those
       select c.id, c.search, pg_catalog.ts_rank_cd(c.search, v_tsq, 1) as rank from (
         select n.id, n.search
           from public.knowledge_notes n
