@@ -79,6 +79,21 @@ async function seed(db: Db, n: number, rebuildIndex: boolean): Promise<{ big: Cl
   return { big, other, seconds: Math.round((performance.now() - t0) / 100) / 10 };
 }
 
+/** CPU ticks (1/100 s) of every backend connected to this database, read from /proc (the bench runs beside its Postgres). */
+async function backendTicks(db: Db): Promise<number> {
+  const pids = await db.query<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database()`);
+  let sum = 0;
+  for (const { pid } of pids) {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      sum += Number(f[11]) + Number(f[12]);
+    } catch {
+      // a backend that ended meanwhile
+    }
+  }
+  return sum;
+}
+
 /** The three RPC shapes, p50/p95 over ROUNDS passes of the 50 queries, with task_get's keyed read as the baseline. */
 async function rpcLatency(db: Db, big: Claims, label: string) {
   const ctx = { db, claims: big };
@@ -86,26 +101,30 @@ async function rpcLatency(db: Db, big: Claims, label: string) {
   void created;
   await execute(ctx, 'task_create', { project_id: 'BENCH', title: 'baseline' });
   const t = { hybrid: [] as number[], vector: [] as number[], lexical: [] as number[], baseline: [] as number[] };
+  const cpu: Record<string, number | null> = {};
   const args = (i: number) => ({ q: set.queries[i].q, top_k: 10, query_embedding: queryVectors[i], embedding_model: LOCAL_MODEL });
-  // warm: plans cached, pages read
-  for (let i = 0; i < set.queries.length; i++) await db.call(big, 'knowledge_search', args(i));
+  const shapes: Record<keyof typeof t, (i: number) => [string, unknown]> = {
+    hybrid: (i) => ['knowledge_search', args(i)],
+    vector: (i) => ['knowledge_search', { ...args(i), fusion: { vector_only: true } }],
+    lexical: (i) => ['knowledge_search', { q: set.queries[i].q, top_k: 10, lexical_only: true }],
+    baseline: () => ['task_get', { task_id: 'BENCH-1' }],
+  };
   const modes = new Set<string>();
-  for (let r = 0; r < ROUNDS; r++) {
-    for (let i = 0; i < set.queries.length; i++) {
-      let t0 = performance.now();
-      const res = (await db.call(big, 'knowledge_search', args(i))) as { mode: string };
-      t.hybrid.push(performance.now() - t0);
-      modes.add(res.mode);
-      t0 = performance.now();
-      await db.call(big, 'knowledge_search', { ...args(i), fusion: { vector_only: true } });
-      t.vector.push(performance.now() - t0);
-      t0 = performance.now();
-      await db.call(big, 'knowledge_search', { q: set.queries[i].q, top_k: 10, lexical_only: true });
-      t.lexical.push(performance.now() - t0);
-      t0 = performance.now();
-      await db.call(big, 'task_get', { task_id: 'BENCH-1' });
-      t.baseline.push(performance.now() - t0);
+  for (const [name, shape] of Object.entries(shapes) as [keyof typeof t, (i: number) => [string, unknown]][]) {
+    // warm: plans cached, pages read
+    for (let i = 0; i < set.queries.length; i++) await db.call(big, ...shape(i));
+    const c0 = label === 'pg' ? await backendTicks(db) : null;
+    for (let r = 0; r < ROUNDS; r++) {
+      for (let i = 0; i < set.queries.length; i++) {
+        const t0 = performance.now();
+        const res = (await db.call(big, ...shape(i))) as { mode?: string };
+        t[name].push(performance.now() - t0);
+        if (name === 'hybrid') modes.add(res.mode ?? '?');
+      }
     }
+    // the database's own CPU per call (every backend of this database, from /proc): what the
+    // machine's other load does not inflate the way it inflates wall time
+    cpu[name] = c0 === null ? null : Math.round((((await backendTicks(db)) - c0) * 10 * 100) / t[name].length) / 100;
   }
   const base = stats(t.baseline);
   const row = (name: string, a: number[]) => {
@@ -124,6 +143,9 @@ async function rpcLatency(db: Db, big: Claims, label: string) {
     ...row('lexical_arm', t.lexical),
     baseline_p50_ms: base.p50_ms,
     baseline_p95_ms: base.p95_ms,
+    db_cpu_ms_per_call: label === 'pg' ? { hybrid: cpu.hybrid, vector_arm: cpu.vector, lexical_arm: cpu.lexical, baseline: cpu.baseline } : undefined,
+    hybrid_cpu_x_baseline: label === 'pg' && cpu.hybrid && cpu.baseline ? Math.round((cpu.hybrid / cpu.baseline) * 100) / 100 : undefined,
+    load_average_1m: (await import('node:os')).loadavg()[0],
     targets: label === 'pg' ? { hybrid_p50_ms: 10, hybrid_p95_ms: 25 } : undefined,
     met: label === 'pg' ? stats(t.hybrid).p50_ms <= 10 && stats(t.hybrid).p95_ms <= 25 : undefined,
     note: 'the RPC alone through the product\'s pool (claims + call, one round trip), query vector given; baseline = task_get BENCH-1 through the same path',

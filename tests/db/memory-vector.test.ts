@@ -97,7 +97,8 @@ describe('the 0010 vector migration on an upgraded database', () => {
       await db?.close();
       await r.drop();
     }
-  });
+    // two opens of an on-disk database, each migrated, and the model's first load
+  }, 300_000);
 });
 
 describe('the HNSW index and its iterative scan', () => {
