@@ -8,6 +8,7 @@ import { existsSync, readFileSync, mkdirSync, readdirSync, rmSync } from 'node:f
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startLocalPostgres } from './pg-local.mjs';
+import { ensurePgvector } from './pgvector.mjs';
 import { addCounts, closingLine, countPlaywright, countVitest, emptyCounts, settleStep } from './test-counts.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -51,7 +52,13 @@ const next = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
 // 1. the app build the mcp and e2e suites start
 addCounts(total, settleStep('build', step('build', node, [next, 'build']), null));
 
-// 2. a real Postgres for the pg suite
+// 2. a real Postgres for the pg suite, with pgvector built from vendor/ and installed into it (reused
+// when installed; without root it says so and the pg suite runs the no-pgvector fallback alone)
+{
+  const t0 = Date.now();
+  const vector = await ensurePgvector({ log: (m) => console.log(m) });
+  console.log(`pgvector: ${vector ? 'installed' : 'not installed: the pg suite runs without vectors'} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+}
 let pgStop = null;
 let databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) {

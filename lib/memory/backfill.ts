@@ -121,34 +121,50 @@ async function recordFailure(db: Db, rows: Due[], error: string, firstRetryMs?: 
 /**
  * Embeds what is due (pending rows whose retry moment has come), in batches, for one workspace or
  * all. Safe to run twice at once: a vector is stored only for the content it was computed from.
+ * One read takes up to `window` batches of due rows; each batch is embedded, then written in one
+ * statement while the next batch embeds (the write runs in the database, the embedding here), so
+ * the database's time hides behind the model's.
  */
 export async function embedDue(
   db: Db,
   embedder: Embedder,
-  opts: { tenantId?: string | null; batch?: number; maxBatches?: number; firstRetryMs?: number } = {},
+  opts: { tenantId?: string | null; batch?: number; maxBatches?: number; firstRetryMs?: number; window?: number } = {},
 ): Promise<EmbedReport> {
   const report: EmbedReport = { embedded: 0, failed: 0, retry_at: null, more: false };
   if (!(await vectorsAvailable(db))) return report;
   const batch = opts.batch ?? 32;
   const maxBatches = opts.maxBatches ?? 50;
-  for (let i = 0; i < maxBatches; i++) {
-    const rows = await dueRows(db, opts.tenantId ?? null, batch);
-    if (rows.length === 0) return report;
-    let vectors: number[][];
-    try {
-      vectors = await embedder.embed(rows.map((r) => r.text));
-    } catch (err) {
-      const message = `${embedder.model}: ${(err as Error).message}`;
-      const at = await recordFailure(db, rows, message, opts.firstRetryMs);
-      report.failed += rows.length;
-      report.error = message;
-      report.retry_at = report.retry_at && report.retry_at < at ? report.retry_at : at;
-      // the embedder is down: leave the rest for the retry instead of failing them one batch at a time
-      return report;
+  const window = Math.max(1, opts.window ?? 4);
+  let batches = 0;
+  while (batches < maxBatches) {
+    const take = Math.min(window, maxBatches - batches);
+    const due = await dueRows(db, opts.tenantId ?? null, batch * take);
+    if (due.length === 0) return report;
+    let writing: Promise<void> = Promise.resolve();
+    for (let i = 0; i < due.length; i += batch) {
+      const rows = due.slice(i, i + batch);
+      batches++;
+      let vectors: number[][];
+      try {
+        vectors = await embedder.embed(rows.map((r) => r.text));
+      } catch (err) {
+        await writing;
+        const message = `${embedder.model}: ${(err as Error).message}`;
+        const at = await recordFailure(db, rows, message, opts.firstRetryMs);
+        report.failed += rows.length;
+        report.error = message;
+        report.retry_at = report.retry_at && report.retry_at < at ? report.retry_at : at;
+        // the embedder is down: leave the rest for the retry instead of failing them one batch at a time
+        return report;
+      }
+      await writing;
+      writing = store(db, embedder.model, rows, vectors);
+      // awaited before the next write or the return; meanwhile a failure must not go unhandled
+      writing.catch(() => {});
+      report.embedded += rows.length;
     }
-    await store(db, embedder.model, rows, vectors);
-    report.embedded += rows.length;
-    if (rows.length < batch) return report;
+    await writing;
+    if (due.length < batch * take) return report;
   }
   report.more = true;
   return report;

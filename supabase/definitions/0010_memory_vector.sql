@@ -41,6 +41,8 @@ returns jsonb
 language plpgsql stable
 as $$
 declare
+  -- the workspace, read once: not a claims parse per row scanned
+  v_tenant uuid := bullpen.tenant_id();
   v_dims int := jsonb_array_length(p_embedding);
   v_vec text := p_embedding::text;
   v_small int;
@@ -58,19 +60,19 @@ begin
   -- that pass them
   select count(*) into v_small from (
     select 1 from public.memory_embeddings e
-     where e.tenant_id = bullpen.tenant_id() and e.model = p_model and e.object_type = p_type limit 2000) x;
+     where e.tenant_id = v_tenant and e.model = p_model and e.object_type = p_type limit 2000) x;
   if v_small >= 2000 and p_type = 'note' and (p_filter ->> 'project_id' is not null or p_filter ->> 'kind' is not null or cardinality(v_tags) > 0) then
     select count(*) into v_small from (
       select 1 from public.memory_embeddings e
         join public.knowledge_notes n on n.tenant_id = e.tenant_id and n.id = e.note_id
-       where e.tenant_id = bullpen.tenant_id() and e.model = p_model and e.object_type = 'note'
+       where e.tenant_id = v_tenant and e.model = p_model and e.object_type = 'note'
          and bullpen.note_matches(n, (p_filter ->> 'project_id')::uuid, p_filter ->> 'kind', v_tags)
        limit 2000) x;
   elsif v_small >= 2000 and p_type = 'decision' and (p_filter ->> 'project_id' is not null or p_filter ->> 'since' is not null or p_filter ->> 'task_id' is not null) then
     select count(*) into v_small from (
       select 1 from public.memory_embeddings e
         join public.decisions d on d.tenant_id = e.tenant_id and d.id = e.decision_id
-       where e.tenant_id = bullpen.tenant_id() and e.model = p_model and e.object_type = 'decision'
+       where e.tenant_id = v_tenant and e.model = p_model and e.object_type = 'decision'
          and bullpen.decision_matches(d, (p_filter ->> 'project_id')::uuid, v_statuses,
                                       (p_filter ->> 'since')::timestamptz, (p_filter ->> 'task_id')::uuid)
        limit 2000) x;
@@ -90,21 +92,21 @@ begin
         from (select n.id, 1 - %1$s as similarity
                 from public.memory_embeddings e
                 join public.knowledge_notes n on n.tenant_id = e.tenant_id and n.id = e.note_id
-               where e.tenant_id = bullpen.tenant_id() and e.model = $1 and e.object_type = 'note'
+               where e.tenant_id = $6 and e.model = $1 and e.object_type = 'note'
                  and bullpen.note_matches(n, $2, $3, $4)
                order by %1$s limit $5) x $q$, v_order)
-      into v_out using p_model, (p_filter ->> 'project_id')::uuid, p_filter ->> 'kind', v_tags, p_depth;
+      into v_out using p_model, (p_filter ->> 'project_id')::uuid, p_filter ->> 'kind', v_tags, p_depth, v_tenant;
   else
     execute format($q$
       select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'similarity', x.similarity) order by x.similarity desc, x.id), '[]'::jsonb)
         from (select d.id, 1 - %1$s as similarity
                 from public.memory_embeddings e
                 join public.decisions d on d.tenant_id = e.tenant_id and d.id = e.decision_id
-               where e.tenant_id = bullpen.tenant_id() and e.model = $1 and e.object_type = 'decision'
+               where e.tenant_id = $7 and e.model = $1 and e.object_type = 'decision'
                  and bullpen.decision_matches(d, $2, $3, $4, $5)
                order by %1$s limit $6) x $q$, v_order)
       into v_out using p_model, (p_filter ->> 'project_id')::uuid, v_statuses, (p_filter ->> 'since')::timestamptz,
-                       (p_filter ->> 'task_id')::uuid, p_depth;
+                       (p_filter ->> 'task_id')::uuid, p_depth, v_tenant;
   end if;
   return v_out;
 end
@@ -116,6 +118,7 @@ returns jsonb
 language plpgsql stable
 as $$
 declare
+  v_tenant uuid := bullpen.tenant_id();
   -- parsed once, not once per row
   v_query public.vector := (p_embedding::text)::public.vector;
   v_out jsonb;
@@ -123,7 +126,7 @@ begin
   select coalesce(jsonb_agg(jsonb_build_object('id', e.object_id, 'similarity', 1 - (e.embedding operator(public.<=>) v_query))), '[]'::jsonb)
     into v_out
     from public.memory_embeddings e
-   where e.tenant_id = bullpen.tenant_id() and e.object_type = p_type and e.model = p_model and e.object_id = any (p_ids)
+   where e.tenant_id = v_tenant and e.object_type = p_type and e.model = p_model and e.object_id = any (p_ids)
      and public.vector_dims(e.embedding) = jsonb_array_length(p_embedding);
   return v_out;
 end
@@ -138,36 +141,37 @@ returns float8
 language plpgsql stable
 as $$
 declare
+  v_tenant uuid := bullpen.tenant_id();
   v_tags text[] := case when jsonb_typeof(p_filter -> 'tags') = 'array' then bullpen.text_array(p_filter -> 'tags') end;
   v_statuses text[] := bullpen.text_array(p_filter -> 'statuses');
   v_objects int;
   v_vectors int;
 begin
   -- in steady state nothing waits for an embedding, and every vector is of the current model
-  if p_type = 'note' and not exists (select 1 from public.knowledge_notes n where n.tenant_id = bullpen.tenant_id()
+  if p_type = 'note' and not exists (select 1 from public.knowledge_notes n where n.tenant_id = v_tenant
                                        and n.embedding_status in ('pending', 'unavailable')) then
     return 1;
-  elsif p_type = 'decision' and not exists (select 1 from public.decisions d where d.tenant_id = bullpen.tenant_id()
+  elsif p_type = 'decision' and not exists (select 1 from public.decisions d where d.tenant_id = v_tenant
                                               and d.embedding_status in ('pending', 'unavailable')) then
     return 1;
   end if;
   if p_type = 'note' then
     select count(*) into v_objects from (select 1 from public.knowledge_notes n
-      where n.tenant_id = bullpen.tenant_id() and bullpen.note_matches(n, (p_filter ->> 'project_id')::uuid, p_filter ->> 'kind', v_tags)
+      where n.tenant_id = v_tenant and bullpen.note_matches(n, (p_filter ->> 'project_id')::uuid, p_filter ->> 'kind', v_tags)
       limit 2000) x;
     select count(*) into v_vectors from (select 1 from public.memory_embeddings e
       join public.knowledge_notes n on n.tenant_id = e.tenant_id and n.id = e.note_id
-      where e.tenant_id = bullpen.tenant_id() and e.model = p_model and e.object_type = 'note'
+      where e.tenant_id = v_tenant and e.model = p_model and e.object_type = 'note'
         and bullpen.note_matches(n, (p_filter ->> 'project_id')::uuid, p_filter ->> 'kind', v_tags)
       limit 2000) x;
   else
     select count(*) into v_objects from (select 1 from public.decisions d
-      where d.tenant_id = bullpen.tenant_id()
+      where d.tenant_id = v_tenant
         and bullpen.decision_matches(d, (p_filter ->> 'project_id')::uuid, v_statuses, (p_filter ->> 'since')::timestamptz, (p_filter ->> 'task_id')::uuid)
       limit 2000) x;
     select count(*) into v_vectors from (select 1 from public.memory_embeddings e
       join public.decisions d on d.tenant_id = e.tenant_id and d.id = e.decision_id
-      where e.tenant_id = bullpen.tenant_id() and e.model = p_model and e.object_type = 'decision'
+      where e.tenant_id = v_tenant and e.model = p_model and e.object_type = 'decision'
         and bullpen.decision_matches(d, (p_filter ->> 'project_id')::uuid, v_statuses, (p_filter ->> 'since')::timestamptz, (p_filter ->> 'task_id')::uuid)
       limit 2000) x;
   end if;

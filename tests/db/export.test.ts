@@ -111,7 +111,7 @@ describe('the export', () => {
     expect(Buffer.from(doc.files![0].data, 'base64')).toEqual(Buffer.from(fileBytes));
     expect(doc.counts).toMatchObject({ actors: 3, projects: 2, tasks: 5, task_dependencies: 2, comments: 4, decisions: 1, decision_tasks: 1, notes: 1, note_tasks: 1, skills: 1, handoffs: 1, handoff_recipients: 1 });
     expect(doc.counts.notifications).toBeGreaterThanOrEqual(1);
-    if (target === 'pglite') expect(doc.counts.memory_embeddings).toBe(2);
+    if (db.vector) expect(doc.counts.memory_embeddings).toBe(2);
     expect(doc.counts.activity).toBeGreaterThanOrEqual(12);
     const text = JSON.stringify(doc);
     expect(text).not.toContain(other.id);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { embedDue } from '../../lib/memory/backfill';
 import { localEmbedder } from '../../lib/memory/embedder';
 import { claimsSql, sqlLiteral } from '../../lib/db/types';
-import { fails, freshDb, ok, seedTenant, target, type Tenant, type TestDb } from '../helpers/db';
+import { fails, freshDb, ok, seedTenant, type Tenant, type TestDb } from '../helpers/db';
 
 let db: TestDb;
 let T: Tenant;
@@ -56,7 +56,7 @@ describe('decision_log', () => {
       ],
       related_tasks: [{ ref: 'PAY-1', title: 'Pick a money type' }],
     });
-    expect(env.embedding_status).toBe(target === 'pglite' ? 'pending' : 'unavailable');
+    expect(env.embedding_status).toBe(db.vector ? 'pending' : 'unavailable');
     expect(env.superseded).toBeNull();
     const task = ok(await T.human.call('task_get', { task_id: 'PAY-1' }));
     expect(task.decisions).toEqual([expect.objectContaining({ id: env.decision_id, title: 'Money as integer cents', status: 'accepted' })]);
@@ -220,7 +220,7 @@ describe('decision_query', () => {
   it('recalls by meaning with semantic:true, superseded ones left out unless asked', async () => {
     const report = await embedDue(db, localEmbedder(), {});
     const recall = ok(await T.agent.call('decision_query', { q: 'how should we represent sums of money', semantic: true, top_k: 3 }));
-    if (target === 'pglite') {
+    if (db.vector) {
       expect(report.failed).toBe(0);
       expect(report.embedded).toBeGreaterThan(5);
       expect(recall.mode).toBe('hybrid');
@@ -234,7 +234,7 @@ describe('decision_query', () => {
     const backoff = ok(await T.agent.call('decision_query', { q: 'how often do we retry failed webhook deliveries', semantic: true, top_k: 10 }));
     const titles = backoff.decisions.map((d: { title: string }) => d.title);
     expect(titles).not.toContain('Retries: fixed 5 s');
-    if (target === 'pglite') expect(titles[0]).toBe('Retries: exponential backoff');
+    if (db.vector) expect(titles[0]).toBe('Retries: exponential backoff');
     const withOld = ok(await T.agent.call('decision_query', { q: 'how often do we retry failed webhook deliveries', semantic: true, include_superseded: true, top_k: 10 }));
     expect(withOld.decisions.map((d: { title: string }) => d.title)).toContain('Retries: fixed 5 s');
   });

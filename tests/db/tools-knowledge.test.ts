@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { embedDue, MAX_ATTEMPTS, purgeExpired, queueModelChange } from '../../lib/memory/backfill';
 import { localEmbedder, LOCAL_MODEL, openaiEmbedder, setEmbedder } from '../../lib/memory/embedder';
-import { fails, freshDb, ok, seedTenant, target, type Tenant, type TestDb } from '../helpers/db';
+import { fails, freshDb, ok, pgvectorInstalled, seedTenant, type Tenant, type TestDb } from '../helpers/db';
 import { startEmbeddingsStandIn, type EmbeddingsStandIn } from '../helpers/embeddings-standin';
 
 let db: TestDb;
 let T: Tenant;
 let standIn: EmbeddingsStandIn;
-const vector = target === 'pglite';
+/** pgvector: always on PGlite; on Postgres where npm test installed it (scripts/pgvector.mjs). */
+let vector: boolean;
 const missing = '00000000-0000-4000-8000-000000000000';
 
 const NOTES = [
@@ -29,6 +30,7 @@ async function noteRow(id: string) {
 
 beforeAll(async () => {
   db = await freshDb();
+  vector = db.vector;
   T = await seedTenant(db, 'knowledge');
   ok(await T.agent.call('project_create', { title: 'Operations', key: 'OPS' }));
   ok(await T.agent.call('task_create', { project_id: 'OPS', title: 'Invoices are stuck' }));
@@ -193,8 +195,9 @@ describe('expiring notes', () => {
   });
 });
 
-// Vectors need pgvector, which the pg suite's Postgres lacks: this part always runs on an embedded
-// database of its own, so the embedder's behaviour is proven on both suites.
+// The embedder's paths need vectors: on the pg suite this runs on Postgres with pgvector (npm test
+// installs it); where the server has none, on an embedded database of its own, so the embedder's
+// behaviour is proven on both suites either way.
 describe('the OpenAI path, against a local stand-in of the embeddings API', () => {
   let vdb: TestDb;
   let V: Tenant;
@@ -207,11 +210,15 @@ describe('the OpenAI path, against a local stand-in of the embeddings API', () =
     return row;
   }
   beforeAll(async () => {
-    const { openPglite } = await import('../../lib/db/pglite');
-    const { migrate } = await import('../../lib/db/migrate');
-    const pgl = await openPglite();
-    await migrate(pgl);
-    vdb = Object.assign(pgl, { drop: () => pgl.close() });
+    if (await pgvectorInstalled()) vdb = await freshDb();
+    else {
+      const { openPglite } = await import('../../lib/db/pglite');
+      const { migrate } = await import('../../lib/db/migrate');
+      const pgl = await openPglite();
+      await migrate(pgl);
+      vdb = Object.assign(pgl, { drop: () => pgl.close() });
+    }
+    expect(vdb.vector).toBe(true);
     V = await seedTenant(vdb, 'openai-path');
     for (const n of NOTES) vids[n.title] = ok(await V.agent.call('knowledge_write', { ...n, tags: [...n.tags] })).note_id;
     await embedDue(vdb, localEmbedder());

@@ -17,13 +17,36 @@ export const target: 'pg' | 'pglite' = process.env.BULLPEN_TEST_TARGET === 'pg' 
 export type TestDb = Db & { drop: () => Promise<void> };
 
 /**
- * A fresh, migrated database for one test file: an in-memory PGlite, or a new database on the
- * Postgres server named by DATABASE_URL (dropped afterwards).
+ * Whether the Postgres of the pg suite has pgvector installed (npm test builds it from vendor/;
+ * without root it cannot, and the pg suite runs the fallback only). PGlite always has it.
  */
-export async function freshDb(): Promise<TestDb> {
+export async function pgvectorInstalled(): Promise<boolean> {
+  if (target === 'pglite') return true;
+  const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await c.connect();
+  try {
+    const { rows } = await c.query(`select exists(select 1 from pg_available_extensions where name = 'vector') as v`);
+    return rows[0].v as boolean;
+  } finally {
+    await c.end();
+  }
+}
+
+/** A database opened as if pgvector were not installed: the vector migration and definitions are skipped, the extension never created. */
+function withoutVectors<T extends Db>(db: T, vector: boolean | undefined): T {
+  if (vector === false) (db as { vector: boolean }).vector = false;
+  return db;
+}
+
+/**
+ * A fresh, migrated database for one test file: an in-memory PGlite, or a new database on the
+ * Postgres server named by DATABASE_URL (dropped afterwards). opts.vector = false: a database where
+ * the pgvector extension is not created (the fallback), whether or not the server has it.
+ */
+export async function freshDb(opts: { vector?: boolean } = {}): Promise<TestDb> {
   if (target === 'pglite') {
     const { openPglite } = await import('../../lib/db/pglite');
-    const db = await openPglite();
+    const db = withoutVectors(await openPglite(), opts.vector);
     await migrate(db);
     return Object.assign(db, { drop: () => db.close() });
   }
@@ -37,7 +60,7 @@ export async function freshDb(): Promise<TestDb> {
   const url = new URL(admin);
   url.pathname = `/${name}`;
   const { openPg } = await import('../../lib/db/pg');
-  const db = await openPg(url.toString(), { max: 40 });
+  const db = withoutVectors(await openPg(url.toString(), { max: 40 }), opts.vector);
   await migrate(db);
   return Object.assign(db, {
     drop: async () => {
@@ -55,15 +78,16 @@ export async function freshDb(): Promise<TestDb> {
 /**
  * A database that outlives its connections, for restart and multi-instance tests: open() gives a
  * new migrated handle each time — PGlite on a temp data dir (one open at a time), or a new pool on
- * a fresh Postgres database. drop() removes it all (close the handles first).
+ * a fresh Postgres database. drop() removes it all (close the handles first). open({vector: false})
+ * opens it as if pgvector were not installed (an upgrade test opens it again with it).
  */
-export async function reopenableDb(): Promise<{ open: () => Promise<Db>; drop: () => Promise<void> }> {
+export async function reopenableDb(): Promise<{ open: (opts?: { vector?: boolean }) => Promise<Db>; drop: () => Promise<void> }> {
   if (target === 'pglite') {
     const dir = mkdtempSync(path.join(tmpdir(), 'bullpen-reopen-'));
     const { openPglite } = await import('../../lib/db/pglite');
     return {
-      open: async () => {
-        const db = await openPglite(dir);
+      open: async (opts = {}) => {
+        const db = withoutVectors(await openPglite(dir), opts.vector);
         await migrate(db);
         return db;
       },
@@ -81,8 +105,8 @@ export async function reopenableDb(): Promise<{ open: () => Promise<Db>; drop: (
   url.pathname = `/${name}`;
   const { openPg } = await import('../../lib/db/pg');
   return {
-    open: async () => {
-      const db = await openPg(url.toString(), { max: 10 });
+    open: async (opts = {}) => {
+      const db = withoutVectors(await openPg(url.toString(), { max: 10 }), opts.vector);
       await migrate(db);
       return db;
     },
