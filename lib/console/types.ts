@@ -11,9 +11,9 @@ import type { ChangeEvent } from '../db/types';
 
 export const STATUSES = TASK_STATUSES;
 export type TaskStatus = (typeof STATUSES)[number];
-/** Columns shown open on the board; failed and cancelled are folded. */
+/** Columns shown open on the board; failed, cancelled and skipped are folded. */
 export const OPEN_COLUMNS: TaskStatus[] = ['backlog', 'todo', 'in_progress', 'in_review', 'blocked', 'done'];
-export const FOLDED_COLUMNS: TaskStatus[] = ['failed', 'cancelled'];
+export const FOLDED_COLUMNS: TaskStatus[] = ['failed', 'cancelled', 'skipped'];
 
 export const STATUS_LABEL: Record<TaskStatus, string> = {
   backlog: 'Backlog',
@@ -24,6 +24,7 @@ export const STATUS_LABEL: Record<TaskStatus, string> = {
   done: 'Done',
   failed: 'Failed',
   cancelled: 'Cancelled',
+  skipped: 'Skipped',
 };
 
 export const PRIORITY_LABEL = ['Urgent', 'High', 'Medium', 'Low', 'None'] as const;

@@ -247,17 +247,18 @@ describe('task_create_many', () => {
   });
 });
 
-type Status = 'backlog' | 'todo' | 'in_progress' | 'in_review' | 'blocked' | 'done' | 'failed' | 'cancelled';
-const STATUSES: Status[] = ['backlog', 'todo', 'in_progress', 'in_review', 'blocked', 'done', 'failed', 'cancelled'];
+type Status = 'backlog' | 'todo' | 'in_progress' | 'in_review' | 'blocked' | 'done' | 'failed' | 'cancelled' | 'skipped';
+const STATUSES: Status[] = ['backlog', 'todo', 'in_progress', 'in_review', 'blocked', 'done', 'failed', 'cancelled', 'skipped'];
 const ALLOWED: Record<Status, Status[]> = {
-  backlog: ['todo', 'in_progress', 'cancelled'],
-  todo: ['in_progress', 'blocked', 'backlog', 'cancelled'],
+  backlog: ['todo', 'in_progress', 'cancelled', 'skipped'],
+  todo: ['in_progress', 'blocked', 'backlog', 'cancelled', 'skipped'],
   in_progress: ['in_review', 'done', 'todo', 'failed', 'blocked', 'cancelled'],
   in_review: ['done', 'todo', 'in_review', 'failed', 'cancelled'],
   done: ['todo'],
   failed: ['todo', 'backlog', 'cancelled'],
   blocked: ['todo', 'backlog', 'cancelled'],
   cancelled: ['backlog', 'todo'],
+  skipped: ['backlog', 'todo'],
 };
 /** Moves after creation (todo, or backlog) that bring a fresh task to each status. */
 const PATH: Record<Status, Status[]> = {
@@ -269,6 +270,7 @@ const PATH: Record<Status, Status[]> = {
   failed: ['in_progress', 'failed'],
   blocked: ['blocked'],
   cancelled: ['cancelled'],
+  skipped: ['skipped'],
 };
 const REOPEN: Status[] = ['done', 'cancelled'];
 
