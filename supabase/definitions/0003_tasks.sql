@@ -667,7 +667,9 @@ begin
   end if;
   if v_patch ? 'meta' then
     -- merge_meta (default true): a shallow merge where null removes a key; false replaces the object
-    v_meta := bullpen.meta_arg(case when coalesce((p ->> 'merge_meta')::boolean, true)
+    -- meta: null clears it, as null clears any field of a patch
+    v_meta := bullpen.meta_arg(case when jsonb_typeof(v_patch -> 'meta') = 'null' then '{}'::jsonb
+                                    when coalesce((p ->> 'merge_meta')::boolean, true)
                                     then bullpen.meta_merge(v_before.meta, bullpen.meta_arg(v_patch -> 'meta', 'patch.meta'))
                                     else v_patch -> 'meta' end, 'patch.meta');
   end if;
