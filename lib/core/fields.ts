@@ -59,8 +59,8 @@ export const handoffStatus = z.enum(HANDOFF_STATUSES);
 export const inboxItemKind = z.enum(INBOX_ITEM_KINDS);
 
 export const priority = z
-  .union([z.number().int().min(0).max(4), z.enum(PRIORITY_NAMES)])
-  .describe('0–4 or urgent|high|medium|low|none')
+  .literal([0, 1, 2, 3, 4, ...PRIORITY_NAMES])
+  .describe('0 most urgent')
   .meta(docs('default 2'));
 
 /** Task or comment metadata: a JSON object, at most 16 KB serialised (the SQL checks the size too). */

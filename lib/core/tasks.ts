@@ -152,8 +152,6 @@ export type TaskAssignInput = z.infer<typeof taskAssignInput>;
 export const taskAssignOutput = writeResult({ task: taskFull, previous_assignee_actor_id: id.nullable() });
 export type TaskAssignOutput = z.infer<typeof taskAssignOutput>;
 
-const taskOrder = z.enum(['priority', 'manual', 'created_at', 'updated_at', 'due_on']);
-
 export const taskQueryInput = z.strictObject({
   project_id: projectRef.optional(),
   assignee_actor_id: z
@@ -166,8 +164,8 @@ export const taskQueryInput = z.strictObject({
   meta: meta.optional().meta(docs('contains these pairs')),
   due_before: isoDate.optional(),
   q: z.string().min(1).max(200).optional().meta(docs('literal text (no wildcards), or a ref like PAY-12')),
-  order_by: taskOrder.optional().meta(docs('default priority')),
-  order: taskOrder.optional().meta(docs('manual: order_index, priority, age')),
+  order_by: z.enum(['priority', 'created_at', 'updated_at', 'due_on']).optional().meta(docs('default priority')),
+  order: z.literal('manual').optional().meta(docs('order_index, priority, age; over order_by')),
   limit: limit(50, 500).optional(),
   cursor: cursor.optional(),
 });

@@ -209,7 +209,7 @@ describe('import', () => {
   it('fills an existing empty workspace', async () => {
     await db.query(`insert into public.tenants (slug, name) values ('exp-empty', 'Empty')`);
     const r = await importWith(db, await exportWith(db, S.slug), { slug: 'exp-empty' });
-    expect(r).toMatchObject({ created_workspace: false, counts: { tasks: 5 } });
+    expect(r).toMatchObject({ created_workspace: false, counts: { tasks: 6 } });
   });
 
   it('loads into another database entirely (a fresh server): the second export equals the first, ids included, and every file downloads', async () => {

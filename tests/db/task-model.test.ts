@@ -293,9 +293,9 @@ describe('manual order', () => {
     expect(await manual()).toEqual([a, d, b, c]);
     const after = ok(await t.agent.call('task_query', { project_id: t.key, order: 'manual' })).tasks;
     expect(after.filter((r: any) => r.id !== d).map((r: any) => r.order_index)).toEqual(rows.filter((r: any) => r.id !== d).map((r: any) => r.order_index));
-    // pages in manual order (order_by:"manual" is the same order)
-    const p1 = ok(await t.agent.call('task_query', { project_id: t.key, order_by: 'manual', limit: 2 }));
-    const p2 = ok(await t.agent.call('task_query', { project_id: t.key, order_by: 'manual', limit: 2, cursor: p1.next_cursor }));
+    // pages in manual order
+    const p1 = ok(await t.agent.call('task_query', { project_id: t.key, order: 'manual', limit: 2 }));
+    const p2 = ok(await t.agent.call('task_query', { project_id: t.key, order: 'manual', limit: 2, cursor: p1.next_cursor }));
     expect([...p1.tasks, ...p2.tasks].map((r: any) => r.id)).toEqual([a, d, b, c]);
     // claim-next: priority first (c), then the manual order (d before b), then age
     const claimed: string[] = [];
