@@ -58,7 +58,24 @@ export function isReady(t: TaskRow, now = Date.now()): boolean {
   );
 }
 
-/** Board order inside a column: priority, then age (task_query's default order). */
+/**
+ * Board order inside a column: the manual order (order_index, what a drag writes), then priority,
+ * then age (task_query's order:"manual"). Untouched tasks carry their creation time as order_index.
+ */
 export function compareTasks(a: TaskRow, b: TaskRow): number {
-  return a.priority - b.priority || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
+  return a.order_index - b.order_index || a.priority - b.priority || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
 }
+
+/**
+ * The order_index of a card dropped between two others: the midpoint, so no neighbour is
+ * renumbered (one write per move); one step past the end when it lands first or last.
+ */
+export function orderBetween(prev: TaskRow | undefined, next: TaskRow | undefined, fallback: number): number {
+  if (prev && next) return (prev.order_index + next.order_index) / 2;
+  if (next) return next.order_index - 1;
+  if (prev) return prev.order_index + 1;
+  return fallback;
+}
+
+/** Priority names (task inputs take them too); rows carry the number. */
+export const PRIORITY_NAME = ['urgent', 'high', 'medium', 'low', 'none'] as const;

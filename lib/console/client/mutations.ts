@@ -124,4 +124,33 @@ export function useUpdateTask() {
   );
 }
 
+/**
+ * Reorders a card within its column: one task_update of order_index (the midpoint between its new
+ * neighbours, so no other card is written). The board shows the new place at once; other viewers
+ * see it from the change feed (the task.updated event re-reads the row, and columns sort by it).
+ */
+export function useReorderTask() {
+  const qc = useQueryClient();
+  const toast = useToast();
+  return useCallback(
+    async (task: TaskRow, orderIndex: number): Promise<boolean> => {
+      if (orderIndex === task.order_index) return true;
+      const done = beginWrite(task.id);
+      placeRow(qc, { ...task, order_index: orderIndex });
+      try {
+        const res = await writeTool<{ task: TaskFull }>('task_update', { task_id: task.id, patch: { order_index: orderIndex } });
+        placeRow(qc, res.task);
+        return true;
+      } catch (err) {
+        toast.error(err);
+        return false;
+      } finally {
+        done();
+        void refreshTasks(qc, [task.id]);
+      }
+    },
+    [qc, toast],
+  );
+}
+
 export { keys };
