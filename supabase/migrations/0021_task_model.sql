@@ -24,8 +24,8 @@ alter table public.tasks add constraint tasks_status_check
 create index tasks_meta_idx on public.tasks using gin (meta jsonb_path_ops);
 -- Claim-next reads open work by priority, then manual order, then age.
 create index tasks_ready_order_idx on public.tasks (tenant_id, priority, order_index, created_at, id) where status = 'todo';
--- The board's manual order (task_query order:"manual") within a project.
-create index tasks_project_order_idx on public.tasks (tenant_id, project_id, order_index, priority, created_at, id);
+-- The board's columns: one status of a project in manual order (task_query order:"manual").
+create index tasks_project_order_idx on public.tasks (tenant_id, project_id, status, order_index, priority, created_at, id);
 
 -- Comments: a kind (message, a note recorded with a move, a log line), tags and metadata.
 alter table public.comments add column kind text not null default 'message'

@@ -104,7 +104,7 @@ export function useUpdateTask() {
       const drawerKeys = qc.getQueryCache().findAll({ queryKey: ['task'] }).filter((q) => (q.state.data as TaskDetail | undefined)?.task.id === task.id);
       const before = drawerKeys.map((q) => [q.queryKey, q.state.data] as const);
       for (const q of drawerKeys) {
-        qc.setQueryData<TaskDetail>(q.queryKey, (d) => (d ? { ...d, task: { ...d.task, ...(patch as Partial<TaskFull>) } } : d));
+        qc.setQueryData<TaskDetail>(q.queryKey, (d) => (d ? { ...d, task: { ...d.task, ...(patch as Partial<TaskFull>), ...metaAfter(d.task, patch) } } : d));
       }
       try {
         const res = await writeTool<{ task: TaskFull }>('task_update', { task_id: task.id, patch });
@@ -122,6 +122,18 @@ export function useUpdateTask() {
     },
     [qc, toast],
   );
+}
+
+/** What a meta patch leaves, as the server merges it: keys replaced, a null value drops its key. */
+function metaAfter(task: TaskFull, patch: Record<string, unknown>): Partial<TaskFull> {
+  const m = patch.meta;
+  if (!m || typeof m !== 'object') return {};
+  const out: Record<string, unknown> = { ...task.meta };
+  for (const [k, v] of Object.entries(m)) {
+    if (v === null) delete out[k];
+    else out[k] = v;
+  }
+  return { meta: out };
 }
 
 /**
