@@ -157,7 +157,7 @@ export const taskQueryInput = z.strictObject({
   assignee_actor_id: z
     .union([z.guid(), z.literal('me'), z.literal('unassigned')])
     .optional(),
-  status: z.array(taskStatus).max(8).optional(),
+  status: z.array(taskStatus).max(9).optional(),
   state: z.enum(['ready', 'blocked']).optional().meta(docs('ready: claimable now')),
   label: label.optional(),
   priority: z.array(priority).min(1).max(5).optional(),
