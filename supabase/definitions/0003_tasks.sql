@@ -1399,6 +1399,12 @@ begin
          join public.tasks t on t.tenant_id = d.tenant_id and t.id = d.task_id
          join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
         where d.tenant_id = v_tenant and t.project_id = p_project_id and t.status = 'todo' and dt.status not in ('done', 'skipped'))
+    -- todo work under a start:false lock (a live lease) waiting on nothing is not ready either
+    - (select count(*) from public.tasks t
+        where t.tenant_id = v_tenant and t.project_id = p_project_id and t.status = 'todo' and t.lease_expires_at > now()
+          and not exists (select 1 from public.task_dependencies d
+                            join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+                           where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status not in ('done', 'skipped')))
     -- lapsed leases first, then their project (offset 0): the project's live claims are many
     + (select count(*) from (
            (select t.* from public.tasks t

@@ -195,6 +195,7 @@ describe('locks without start, release keeping the status', () => {
     // claim-next passes the locked todo task by, though it ranks first
     expect(ok(await t.other.call('task_claim', {}))).toMatchObject({ claimed: true, task: { id: b } });
     expect(ok(await t.agent.call('task_query', { project_id: t.key, state: 'ready' })).tasks).toEqual([]);
+    expect(ok(await t.agent.call('project_brief', { project: t.key })).tasks).toMatchObject({ ready: 0, total: 2 });
     // the holder claims it again with start (the default): the lease is extended and the task moves
     expect(ok(await t.agent.call('task_claim', { task_id: a }))).toMatchObject({ extended: true, task: { status: 'in_progress' } });
     const r = ok(await t.agent.call('task_release', { task_id: a, keep_status: true }));
