@@ -352,11 +352,15 @@ $$;
  * Projects that offer no work: paused or archived. Claim-next reads this list once per call and
  * tests candidates against it with "<> all", so no per-row lookup of the project is needed.
  */
+-- plpgsql rather than SQL: the statement keeps its plan for the session (a SQL function that is not
+-- inlined is planned again on every call, and claim-next calls this once per claim)
 create or replace function bullpen.stopped_projects(p_tenant uuid) returns uuid[]
-language sql stable
+language plpgsql stable
 as $$
-  select coalesce(array(select pr.id from public.projects pr
-                         where pr.tenant_id = p_tenant and pr.status in ('paused', 'archived')), '{}')
+begin
+  return array(select pr.id from public.projects pr
+                where pr.tenant_id = p_tenant and pr.status in ('paused', 'archived'));
+end
 $$;
 
 /** True while any dependency of the task is not done. Inlined by the planner into the caller's query. */
