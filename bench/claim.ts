@@ -123,7 +123,11 @@ async function main() {
   const { db, url } = scratch;
   // buckets too large to empty: every call still pays for its rate-limit check, none is refused
   // (bench/fairness.ts measures the limits themselves)
-  const server = await spawnServer({ label: 'bench', env: { DATABASE_URL: url.toString(), ...UNLIMITED } });
+  // the server only for the modes that call it (BENCH_MODES=executor,sql runs without a build)
+  const needServer = ['http', 'overhead', 'latency'].some((m) => MODES.has(m));
+  const server = needServer
+    ? await spawnServer({ label: 'bench', env: { DATABASE_URL: url.toString(), ...UNLIMITED } })
+    : (null as unknown as Awaited<ReturnType<typeof spawnServer>>);
   const bare = new pg.Pool({ connectionString: url.toString(), max: 40 });
   settle = async () => {
     await bare.query('vacuum (analyze) tasks, activity');
@@ -327,7 +331,7 @@ async function main() {
       });
     }
   } finally {
-    await server.stop();
+    if (needServer) await server.stop();
     await bare.end();
     await scratch.close();
   }

@@ -5,9 +5,9 @@ import { useCallback, useMemo, useRef, useState } from 'react';
 import type { Column } from '@/lib/console/client/cache';
 import { useColumns } from '@/lib/console/client/hooks';
 import { useLiveChanges } from '@/lib/console/client/live';
-import { useMoveTask } from '@/lib/console/client/mutations';
+import { useMoveTask, useReorderTask } from '@/lib/console/client/mutations';
 import { useNow } from '@/lib/console/client/use-now';
-import { FOLDED_COLUMNS, OPEN_COLUMNS, STATUSES, isReady, type Actor, type TaskRow, type TaskStatus } from '@/lib/console/types';
+import { FOLDED_COLUMNS, OPEN_COLUMNS, STATUSES, isReady, orderBetween, type Actor, type TaskRow, type TaskStatus } from '@/lib/console/types';
 import { BoardColumn, ColumnSwitcher, FoldedColumn, MoreSentinel } from './board-column';
 import { DragGhost, useCardDrag } from './board-drag';
 import { NO_FILTERS, type BoardFilters } from './board-filters';
@@ -45,6 +45,7 @@ export function BoardColumns({
 }) {
   const now = useNow(30_000);
   const moveTask = useMoveTask();
+  const reorderTask = useReorderTask();
   const [expanded, setExpanded] = useState<Partial<Record<TaskStatus, boolean>>>({});
   const [phoneColumn, setPhoneColumn] = useState<TaskStatus | null>(null);
   const open = useColumns(projectId, OPEN_COLUMNS);
@@ -94,6 +95,13 @@ export function BoardColumns({
     onDrop: (task, to) => {
       if (FOLDED_COLUMNS.includes(to)) setExpanded((x) => ({ ...x, [to]: true }));
       void moveTask(task, to);
+    },
+    // within a column: between the cards it lands among (as shown, filters applied)
+    onReorder: (task, beforeId) => {
+      const rows = (visible[task.status] ?? []).filter((r) => r.id !== task.id);
+      const at = beforeId ? rows.findIndex((r) => r.id === beforeId) : rows.length;
+      const i = at < 0 ? rows.length : at;
+      void reorderTask(task, orderBetween(rows[i - 1], rows[i], task.order_index));
     },
   });
   const onFocusCard = keys.setFocusId;

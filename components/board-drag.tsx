@@ -14,11 +14,14 @@ export function useCardDrag({
   ready,
   scroller,
   onDrop,
+  onReorder,
 }: {
   /** False until every column has loaded (a card needs somewhere to land). */
   ready: RefObject<boolean>;
   scroller: RefObject<HTMLDivElement | null>;
   onDrop: (task: TaskRow, to: TaskStatus) => void;
+  /** A drop in the card's own column: the id of the card it lands before (null: at the end). */
+  onReorder?: (task: TaskRow, beforeId: string | null) => void;
 }) {
   const [drag, setDrag] = useState<Drag | null>(null);
   const [dropOn, setDropOn] = useState<TaskStatus | null>(null);
@@ -26,6 +29,8 @@ export function useCardDrag({
   const suppressClick = useRef(false);
   const dropRef = useRef(onDrop);
   dropRef.current = onDrop;
+  const reorderRef = useRef(onReorder);
+  reorderRef.current = onReorder;
 
   const onPointerDown = useCallback(
     (task: TaskRow, e: React.PointerEvent<HTMLDivElement>) => {
@@ -63,6 +68,7 @@ export function useCardDrag({
         window.setTimeout(() => (suppressClick.current = false), 0);
         const to = target(ev.clientX, ev.clientY);
         if (to && to !== task.status) dropRef.current(task, to);
+        else if (to === task.status) reorderRef.current?.(task, cardBelow(to, task.id, ev.clientY));
       };
       const onKey = (ev: KeyboardEvent) => {
         if (ev.key !== 'Escape') return;
@@ -78,6 +84,17 @@ export function useCardDrag({
   );
 
   return { drag, dropOn, onPointerDown, suppressClick };
+}
+
+/** In a column, the first card (other than the dragged one) whose middle lies below y; null: none. */
+function cardBelow(status: TaskStatus, dragged: string, y: number): string | null {
+  const column = document.querySelector(`section[data-drop-status="${status}"]`) ?? document.querySelector(`[data-drop-status="${status}"]`);
+  for (const el of column?.querySelectorAll<HTMLElement>('[data-task-id]') ?? []) {
+    if (el.dataset.taskId === dragged) continue;
+    const r = el.getBoundingClientRect();
+    if (r.top + r.height / 2 > y) return el.dataset.taskId ?? null;
+  }
+  return null;
 }
 
 /** The card under the pointer while it is dragged. */

@@ -16,22 +16,38 @@ import { CommentIcon } from './icons';
 import { Markdown } from './markdown';
 import { TimeAgo } from './time-ago';
 
-/** A thread's comments, oldest first; replies are indented under their parent. */
+/**
+ * A thread's comments, oldest first; replies are indented under their parent. A note (recorded
+ * with a move) is marked as one; a log line is one compact monospaced row.
+ */
 export function CommentItems({ comments, now }: { comments: TaskComment[]; now: number }) {
   return (
     <ul className="space-y-3">
-      {comments.map((c) => (
-        <li key={c.id} className={`flex gap-2.5 ${c.parent_comment_id ? 'ml-8' : ''}`} data-testid="comment">
+      {comments.map((c) =>
+        c.kind === 'log' ? (
+          <li key={c.id} className="flex items-baseline gap-2 font-mono text-[11px] leading-snug text-zinc-600" data-testid="comment" data-kind="log">
+            <span className="shrink-0 text-zinc-500"><TimeAgo at={c.created_at} now={now} /></span>
+            <span className="shrink-0 text-zinc-500">{c.author}</span>
+            <span className="min-w-0 flex-1 break-words whitespace-pre-wrap text-zinc-800">{c.body}</span>
+            {c.tags.length > 0 && <span className="shrink-0 text-zinc-500">[{c.tags.join(', ')}]</span>}
+          </li>
+        ) : (
+        <li key={c.id} className={`flex gap-2.5 ${c.parent_comment_id ? 'ml-8' : ''} ${c.kind === 'note' ? 'rounded-md border-l-2 border-amber-300 bg-amber-50/60 py-1 pr-1 pl-2' : ''}`} data-testid="comment" data-kind={c.kind}>
           <ActorAvatar name={c.author} kind={c.author_kind} size="sm" />
           <div className="min-w-0 flex-1">
             <p className="text-[12px]">
               <span className="font-medium text-zinc-800">{c.author}</span>
+              {c.kind === 'note' && <span className="ml-1.5 rounded bg-amber-100 px-1 text-[10px] font-medium text-amber-800 uppercase">note</span>}
+              {c.tags.map((tag) => (
+                <span key={tag} className="ml-1 rounded bg-zinc-100 px-1 text-[10px] text-zinc-600">{tag}</span>
+              ))}
               <span className="ml-1.5 text-zinc-500"><TimeAgo at={c.created_at} now={now} /></span>
             </p>
             <Markdown text={c.body} className="mt-0.5" />
           </div>
         </li>
-      ))}
+        ),
+      )}
     </ul>
   );
 }

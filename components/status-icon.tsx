@@ -21,6 +21,9 @@ export function StatusIcon({ status, className = 'size-3.5' }: { status: TaskSta
       return <StatusGlyph {...common} disc="#e11d48"><path d="M8 4.5v4.2M8 11h.01" stroke="#fff" strokeWidth="1.8" strokeLinecap="round" /></StatusGlyph>;
     case 'cancelled':
       return <StatusGlyph {...common} disc="#a1a1aa"><path d="m5.6 5.6 4.8 4.8m0-4.8-4.8 4.8" stroke="#fff" strokeWidth="1.6" strokeLinecap="round" /></StatusGlyph>;
+    case 'skipped':
+      // an arrow stepping over: work deliberately not done
+      return <StatusGlyph {...common} disc="#a1a1aa"><path d="M4.8 8h6.4m-2.4-2.6L11.2 8l-2.4 2.6" fill="none" stroke="#fff" strokeWidth="1.6" strokeLinecap="round" strokeLinejoin="round" /></StatusGlyph>;
   }
 }
 

@@ -70,6 +70,9 @@ export function TaskProperties({
       <Prop label="Labels">
         <LabelEditor task={t} update={update} />
       </Prop>
+      <Prop label="Meta">
+        <MetaEditor task={t} update={update} />
+      </Prop>
       <Prop label="Claim">
         <div className="flex h-7 items-center gap-1.5 px-1.5 text-[13px]" data-testid="drawer-lease">
           {leaseLive && t.lease ? (
@@ -78,6 +81,8 @@ export function TaskProperties({
               <span>{name(t.lease.actor_id)}</span>
               <span className="text-zinc-500">· {timeLeft(t.lease.expires_at, now)}</span>
             </>
+          ) : t.status === 'skipped' ? (
+            <span className="text-zinc-500" data-testid="drawer-skipped">Skipped: its dependents treat it as resolved, as if done</span>
           ) : (
             <span className="text-zinc-500">{t.ready ? 'Ready to claim' : t.open_blockers ? `Waiting on ${t.open_blockers} task${t.open_blockers === 1 ? '' : 's'}` : 'Not claimed'}</span>
           )}
@@ -111,6 +116,53 @@ function LabelEditor({ task: t, update }: { task: TaskRow; update: Update }) {
         placeholder={t.labels.length ? '+' : 'Add label…'}
         aria-label="Add label"
         className="h-6 w-24 min-w-0 flex-1 bg-transparent text-[12px] placeholder:text-zinc-500 focus:outline-none"
+      />
+    </div>
+  );
+}
+
+/** A metadata value as a person reads it: strings bare, anything else as JSON. */
+const metaText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/** "key=value" → [key, value]; the value is JSON when it parses (3, true, {"a":1}), else the text. */
+function parseMetaEntry(s: string): [string, unknown] | null {
+  const at = s.indexOf('=');
+  if (at <= 0) return null;
+  const key = s.slice(0, at).trim();
+  const raw = s.slice(at + 1).trim();
+  if (!key) return null;
+  try {
+    return [key, JSON.parse(raw)];
+  } catch {
+    return [key, raw];
+  }
+}
+
+/**
+ * The task's metadata as a key/value list: each pair removable (a merge with null drops the key),
+ * and a field that sets one on Enter ("team=infra"; a key already there is replaced).
+ */
+function MetaEditor({ task: t, update }: { task: TaskRow; update: Update }) {
+  const entries = Object.entries(t.meta ?? {});
+  return (
+    <div className="flex min-h-7 flex-col gap-0.5 px-1.5 py-0.5" data-testid="drawer-meta">
+      {entries.map(([k, v]) => (
+        <div key={k} className="group flex items-center gap-1.5 text-[12px]" data-meta-key={k}>
+          <span className="font-mono text-zinc-500">{k}</span>
+          <span className="min-w-0 flex-1 truncate font-mono text-zinc-800" title={metaText(v)}>{metaText(v)}</span>
+          <button onClick={() => void update(t, { meta: { [k]: null } })} className="rounded p-px text-zinc-500 hover:bg-zinc-200" aria-label={`Remove ${k}`}>
+            <XIcon className="size-2.5" />
+          </button>
+        </div>
+      ))}
+      <AddOnEnterInput
+        onAdd={(s) => {
+          const pair = parseMetaEntry(s);
+          if (pair) void update(t, { meta: { [pair[0]]: pair[1] } });
+        }}
+        placeholder={entries.length ? '+ key=value' : 'Add key=value…'}
+        aria-label="Add metadata"
+        className="h-6 w-full min-w-0 bg-transparent text-[12px] placeholder:text-zinc-500 focus:outline-none"
       />
     </div>
   );

@@ -11,9 +11,9 @@ import type { ChangeEvent } from '../db/types';
 
 export const STATUSES = TASK_STATUSES;
 export type TaskStatus = (typeof STATUSES)[number];
-/** Columns shown open on the board; failed and cancelled are folded. */
+/** Columns shown open on the board; failed, cancelled and skipped are folded. */
 export const OPEN_COLUMNS: TaskStatus[] = ['backlog', 'todo', 'in_progress', 'in_review', 'blocked', 'done'];
-export const FOLDED_COLUMNS: TaskStatus[] = ['failed', 'cancelled'];
+export const FOLDED_COLUMNS: TaskStatus[] = ['failed', 'cancelled', 'skipped'];
 
 export const STATUS_LABEL: Record<TaskStatus, string> = {
   backlog: 'Backlog',
@@ -24,6 +24,7 @@ export const STATUS_LABEL: Record<TaskStatus, string> = {
   done: 'Done',
   failed: 'Failed',
   cancelled: 'Cancelled',
+  skipped: 'Skipped',
 };
 
 export const PRIORITY_LABEL = ['Urgent', 'High', 'Medium', 'Low', 'None'] as const;
@@ -57,7 +58,24 @@ export function isReady(t: TaskRow, now = Date.now()): boolean {
   );
 }
 
-/** Board order inside a column: priority, then age (task_query's default order). */
+/**
+ * Board order inside a column: the manual order (order_index, what a drag writes), then priority,
+ * then age (task_query's order:"manual"). Untouched tasks carry their creation time as order_index.
+ */
 export function compareTasks(a: TaskRow, b: TaskRow): number {
-  return a.priority - b.priority || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
+  return a.order_index - b.order_index || a.priority - b.priority || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
 }
+
+/**
+ * The order_index of a card dropped between two others: the midpoint, so no neighbour is
+ * renumbered (one write per move); one step past the end when it lands first or last.
+ */
+export function orderBetween(prev: TaskRow | undefined, next: TaskRow | undefined, fallback: number): number {
+  if (prev && next) return (prev.order_index + next.order_index) / 2;
+  if (next) return next.order_index - 1;
+  if (prev) return prev.order_index + 1;
+  return fallback;
+}
+
+/** Priority names (task inputs take them too); rows carry the number. */
+export const PRIORITY_NAME = ['urgent', 'high', 'medium', 'low', 'none'] as const;

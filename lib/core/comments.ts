@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { actorRef, cursor, docs, idempotencyKey, limit, uuid } from './fields';
-import { commentRow, id, nextCursor, writeResult } from './rows';
+import { actorRef, cursor, docs, idempotencyKey, limit, meta, uuid } from './fields';
+import { commentKind, commentRow, id, nextCursor, writeResult } from './rows';
+
+const commentTag = z.string().min(1).max(64);
 
 /** The objects a thread hangs on; `work_request` is another name for a handoff. */
 const objectType = z
@@ -17,6 +19,9 @@ export const commentAddInput = z.strictObject({
   body: z.string().trim().min(1, 'write something first').max(20_000),
   mentions: z.array(actorRef).max(50).optional().meta(docs('actors to notify')),
   parent_comment_id: uuid.optional(),
+  kind: commentKind.optional().meta(docs('default message')),
+  tags: z.array(commentTag).max(32).optional(),
+  meta: meta.optional(),
   idempotency_key: idempotencyKey.optional(),
 });
 export type CommentAddInput = z.infer<typeof commentAddInput>;
@@ -30,6 +35,8 @@ export type CommentAddOutput = z.infer<typeof commentAddOutput>;
 export const commentQueryInput = z.strictObject({
   object_type: objectType,
   object_id: objectRef,
+  kind: commentKind.optional(),
+  tags: z.array(commentTag).min(1).max(32).optional().meta(docs('has all of them')),
   limit: limit(100, 500).optional(),
   cursor: cursor.optional(),
 });

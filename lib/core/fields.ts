@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DOCS_NOTE } from './json-schema';
-import { ACTOR_KINDS, PROJECT_STATUSES, TASK_STATUSES, HANDOFF_KINDS, HANDOFF_STATUSES, INBOX_ITEM_KINDS } from './vocabulary';
+import { ACTOR_KINDS, PROJECT_STATUSES, TASK_STATUSES, HANDOFF_KINDS, HANDOFF_STATUSES, INBOX_ITEM_KINDS, PRIORITY_NAMES } from './vocabulary';
 
 /**
  * Shared field schemas. A description reaches every tool's advertised JSON Schema, so it says only
@@ -58,7 +58,15 @@ export const handoffStatus = z.enum(HANDOFF_STATUSES);
 
 export const inboxItemKind = z.enum(INBOX_ITEM_KINDS);
 
-export const priority = z.number().int().min(0).max(4).describe('0–4, 0 most urgent').meta(docs('default 2'));
+export const priority = z
+  .literal([0, 1, 2, 3, 4, ...PRIORITY_NAMES])
+  .describe('0 most urgent')
+  .meta(docs('default 2'));
+
+/** Task or comment metadata: a JSON object, at most 16 KB serialised (the SQL checks the size too). */
+export const meta = z
+  .record(z.string().max(200), z.unknown())
+  .refine((m) => new TextEncoder().encode(JSON.stringify(m)).length <= 16_384, 'at most 16 KB serialised');
 
 export const label = z.string().min(1).max(64);
 

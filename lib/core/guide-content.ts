@@ -108,17 +108,17 @@ export const GLOSSARY: readonly { term: string; definition: string }[] = [
   },
   {
     term: 'Priority',
-    definition: 'An integer 0–4; 0 (P0) is the most urgent, 4 the least. Default 2. Claims take lower numbers first.',
+    definition: 'An integer 0–4; 0 (P0) is the most urgent, 4 the least. Default 2. Names work too: `urgent` 0, `high` 1, `medium` 2, `low` 3, `none` 4 (rows return the number). Claims take lower numbers first.',
   },
   {
     term: 'Status',
     definition:
-      'The stored lifecycle position of a task: `backlog`, `todo`, `in_progress`, `in_review`, `blocked`, `done`, `failed` or `cancelled`.',
+      'The stored lifecycle position of a task: `backlog`, `todo`, `in_progress`, `in_review`, `blocked`, `done`, `failed`, `cancelled` or `skipped`.',
   },
   {
     term: 'Terminal status',
     definition:
-      '`done`, `failed` or `cancelled`: the task is finished. It can still be reopened through the allowed moves (see Reopen).',
+      '`done`, `failed`, `cancelled` or `skipped`: the task is finished. It can still be reopened through the allowed moves (see Reopen).',
   },
   {
     term: 'Transition',
@@ -494,21 +494,28 @@ For a plan, use \`task_create_many\`: up to 100 tasks, all or nothing. A depende
 
 | From | May move to |
 |---|---|
-| backlog | todo, in_progress, cancelled |
-| todo | in_progress, blocked, backlog, cancelled |
+| backlog | todo, in_progress, cancelled, skipped |
+| todo | in_progress, blocked, backlog, cancelled, skipped |
 | in_progress | in_review, done, todo, failed, blocked, cancelled |
 | in_review | done, todo, in_review, failed, cancelled |
 | done | todo (with \`allow_reopen: true\`) |
 | failed | todo, backlog, cancelled |
 | blocked | todo, backlog, cancelled |
 | cancelled | backlog, todo (with \`allow_reopen: true\`) |
+| skipped | backlog, todo |
+
+\`skipped\` is work deliberately not done: terminal like \`done\`, and **dependents treat a skipped dependency as resolved**, as they treat \`done\`. Use it for work that turned out unnecessary; use \`cancelled\` when its dependents should stay stuck.
 
 Any other move fails with \`INVALID_TRANSITION\`, and its hint lists the allowed targets. Common detours: \`todo\` cannot go straight to \`done\` (claim it first); \`blocked\` goes to \`todo\` before it can be claimed again.
 
 ## Readiness
-Readiness is derived, never set. A task is **ready** when its status is \`todo\` or \`in_progress\`, every \`depends_on\` task is \`done\`, and nobody holds a live lease. Consequences:
+Readiness is derived, never set. A task is **ready** when its status is \`todo\` or \`in_progress\`, every \`depends_on\` task is \`done\` or \`skipped\`, and nobody holds a live lease. Claims also pass over the tasks of a \`paused\` or \`archived\` project (a claim by id is \`NOT_CLAIMABLE\`, naming the project's status). Consequences:
 - A dependency that ends \`cancelled\` or \`failed\` never becomes \`done\`, so its dependents stay stuck. Remove the edge or reopen the dependency.
 - An \`in_progress\` task whose lease expired is ready again. That is how abandoned work returns to the pool.
+
+- Claim-next takes the most urgent first (\`max_priority\` bounds it), then the manual order (\`order_index\`, what the board's drag writes), then age.
+- \`task_claim {start: false}\` takes the lease without moving the task (a lock); \`task_release {keep_status: true}\` gives it back without a move.
+- \`task_update\`, \`task_claim\` and \`task_release\` take a \`note\`: the move's activity row carries it and the thread shows it as a comment of kind \`note\`.
 
 \`task_query\` with \`state: "blocked"\` finds tasks that are not finished and either have status \`blocked\` or an unfinished dependency.
 

@@ -180,6 +180,8 @@ export const taskRow = z
     updated_at: timestamp,
     started_at: timestamp.nullable(),
     completed_at: timestamp.nullable(),
+    meta: z.record(z.string(), z.unknown()),
+    order_index: z.number().describe('manual order within a status column'),
     ref: z.string().describe('KEY-N'),
     project_key: z.string(),
     open_blockers: count.describe('dependencies not done yet'),
@@ -203,6 +205,9 @@ export type TaskFull = z.infer<typeof taskFull>;
 // Comments and activity
 // ---------------------------------------------------------------------------------------------
 
+/** message (default), a note recorded with a move, or a log line. */
+export const commentKind = z.enum(['message', 'note', 'log']);
+
 /** One comment of a thread, with its author's name and kind. */
 export const commentRow = z
   .strictObject({
@@ -213,6 +218,9 @@ export const commentRow = z
     body: z.string(),
     parent_comment_id: id.nullable(),
     mentions: z.array(id),
+    kind: commentKind,
+    tags: z.array(z.string()),
+    meta: z.record(z.string(), z.unknown()),
     created_at: timestamp,
   })
   .meta({ id: 'Comment', description: 'One comment of a thread.' });

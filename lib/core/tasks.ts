@@ -9,6 +9,7 @@ import {
   isoDate,
   label,
   limit,
+  meta,
   nullableActorRef,
   priority,
   projectRef,
@@ -38,6 +39,11 @@ import {
   writeResult,
 } from './rows';
 
+/** The manual order within a status column (fractional: a card dropped between two takes the midpoint). */
+const orderIndex = z.number().finite().meta(docs('manual order in a column'));
+/** A note recorded with a move: the activity row carries it and the thread shows it as a note. */
+const moveNote = z.string().trim().min(1).max(4_000);
+
 const taskFields = {
   title: z.string().min(1).max(500),
   body: z.string().max(100_000).optional(),
@@ -50,10 +56,13 @@ const taskFields = {
   requires_evidence: z.boolean().optional(),
   reviewer_actor_id: actorRef.optional(),
   status: z.enum(['backlog', 'todo']).optional().meta(docs('default todo; backlog parks it')),
+  meta: meta.optional().meta(docs('JSON object, ≤16 KB')),
+  order_index: orderIndex.optional(),
 };
 
 export const taskCreateInput = z.strictObject({
   project_id: projectRef,
+  task_id: z.guid().optional().meta(docs('your own uuid: same content again returns it')),
   ...taskFields,
   depends_on: z.array(taskRef).max(256).optional().meta(docs('blockers: done before this is ready')),
   idempotency_key: idempotencyKey.optional(),
@@ -63,7 +72,11 @@ export type TaskCreateInput = z.infer<typeof taskCreateInput>;
 /** A created task named three ways: uuid, number in its project, and KEY-N. */
 const createdTask = { task_id: id, seq: z.number().int().positive(), ref: z.string().describe('KEY-N') };
 
-export const taskCreateOutput = writeResult({ task: taskFull, ...createdTask });
+export const taskCreateOutput = writeResult({
+  task: taskFull,
+  ...createdTask,
+  created: z.boolean().describe('false: task_id named a task with the same content'),
+});
 export type TaskCreateOutput = z.infer<typeof taskCreateOutput>;
 
 const batchRef = z.strictObject({ batch_index: z.number().int().min(0).max(99) });
@@ -109,10 +122,14 @@ export const taskUpdateInput = z.strictObject({
       acceptance_criteria: acceptanceCriteria.optional(),
       requires_evidence: z.boolean().optional(),
       reviewer_actor_id: nullableActorRef.optional(),
+      meta: meta.nullable().optional(),
+      order_index: orderIndex.optional(),
       allow_reopen: z.boolean().optional().meta(docs('needed to move a done or cancelled task')),
       expected_status: taskStatus.optional().meta(docs('CONFLICT unless still in this status')),
     })
     .meta(docs('null clears a field')),
+  merge_meta: z.boolean().optional().meta(docs('default true: merge, null drops a key')),
+  note: moveNote.optional(),
   idempotency_key: idempotencyKey.optional(),
 });
 export type TaskUpdateInput = z.infer<typeof taskUpdateInput>;
@@ -140,12 +157,15 @@ export const taskQueryInput = z.strictObject({
   assignee_actor_id: z
     .union([z.guid(), z.literal('me'), z.literal('unassigned')])
     .optional(),
-  status: z.array(taskStatus).max(8).optional(),
+  status: z.array(taskStatus).max(9).optional(),
   state: z.enum(['ready', 'blocked']).optional().meta(docs('ready: claimable now')),
   label: label.optional(),
+  priority: z.array(priority).min(1).max(5).optional(),
+  meta: meta.optional().meta(docs('contains these pairs')),
   due_before: isoDate.optional(),
   q: z.string().min(1).max(200).optional().meta(docs('literal text (no wildcards), or a ref like PAY-12')),
   order_by: z.enum(['priority', 'created_at', 'updated_at', 'due_on']).optional().meta(docs('default priority')),
+  order: z.literal('manual').optional().meta(docs('order_index, priority, age; over order_by')),
   limit: limit(50, 500).optional(),
   cursor: cursor.optional(),
 });
@@ -204,6 +224,9 @@ export const taskClaimInput = z.strictObject({
   task_id: taskRef.optional().meta(docs('omit: the next ready task')),
   project_id: projectRef.optional(),
   label: label.optional(),
+  max_priority: priority.optional().meta(docs('only work this urgent or more')),
+  start: z.boolean().optional().meta(docs('false: lease only, status unchanged')),
+  note: moveNote.optional(),
   lease_seconds: z.number().int().min(60).max(86_400).optional().meta(docs('default 3600')),
   repository_ids: z.array(z.guid()).max(20).optional(),
   wait_seconds: waitSeconds.optional(),
@@ -232,6 +255,7 @@ export type TaskClaimOutput = z.infer<typeof taskClaimOutput>;
 export const taskReleaseInput = z.strictObject({
   task_id: taskRef,
   note: z.string().min(1).max(20_000).optional(),
+  keep_status: z.boolean().optional().meta(docs('true: status unchanged')),
   idempotency_key: idempotencyKey.optional(),
 });
 export type TaskReleaseInput = z.infer<typeof taskReleaseInput>;

@@ -4,7 +4,10 @@
  */
 
 /** Task statuses, in board order. The SQL check constraint on tasks.status lists the same words. */
-export const TASK_STATUSES = ['backlog', 'todo', 'in_progress', 'in_review', 'blocked', 'done', 'failed', 'cancelled'] as const;
+export const TASK_STATUSES = ['backlog', 'todo', 'in_progress', 'in_review', 'blocked', 'done', 'failed', 'cancelled', 'skipped'] as const;
+
+/** Priorities by name: rows carry the number, 0 most urgent. */
+export const PRIORITY_NAMES = ['urgent', 'high', 'medium', 'low', 'none'] as const;
 
 export const PROJECT_STATUSES = ['planned', 'active', 'paused', 'completed', 'archived'] as const;
 

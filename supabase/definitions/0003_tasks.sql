@@ -6,14 +6,16 @@ create or replace function bullpen.task_transitions(p_from text) returns text[]
 language sql immutable
 as $$
   select case p_from
-    when 'backlog' then array['todo', 'in_progress', 'cancelled']
-    when 'todo' then array['in_progress', 'blocked', 'backlog', 'cancelled']
+    when 'backlog' then array['todo', 'in_progress', 'cancelled', 'skipped']
+    when 'todo' then array['in_progress', 'blocked', 'backlog', 'cancelled', 'skipped']
     when 'in_progress' then array['in_review', 'done', 'todo', 'failed', 'blocked', 'cancelled']
     when 'in_review' then array['done', 'todo', 'in_review', 'failed', 'cancelled']
     when 'done' then array['todo']
     when 'failed' then array['todo', 'backlog', 'cancelled']
     when 'blocked' then array['todo', 'backlog', 'cancelled']
     when 'cancelled' then array['backlog', 'todo']
+    -- skipped: work deliberately not done; terminal, and dependents treat it as resolved, as done
+    when 'skipped' then array['backlog', 'todo']
     else array[]::text[]
   end
 $$;
@@ -174,7 +176,7 @@ begin
     else
       new.started_at := coalesce(new.started_at, now());
     end if;
-    new.completed_at := case when new.status in ('done', 'cancelled', 'failed') then now() end;
+    new.completed_at := case when new.status in ('done', 'cancelled', 'failed', 'skipped') then now() end;
   end if;
   -- The gate cannot be edited away in the same breath: the update that moves a task to done may
   -- tick its criteria, never add, drop or reword one.
@@ -291,6 +293,76 @@ as $$
   from jsonb_array_elements(case when jsonb_typeof(p) = 'array' then p else '[]'::jsonb end) with ordinality as e(c, i)
 $$;
 
+/** A priority given as a number (0–4) or a name: urgent 0, high 1, medium 2, low 3, none 4. Null when absent. */
+create or replace function bullpen.priority_arg(p jsonb, p_key text, p_field text) returns smallint
+language plpgsql immutable
+as $$
+declare
+  v jsonb := p -> p_key;
+begin
+  if v is null or jsonb_typeof(v) = 'null' then
+    return null;
+  end if;
+  if jsonb_typeof(v) = 'number' and (v #>> '{}')::numeric in (0, 1, 2, 3, 4) then
+    return (v #>> '{}')::smallint;
+  end if;
+  case lower(v #>> '{}')
+    when 'urgent' then return 0;
+    when 'high' then return 1;
+    when 'medium' then return 2;
+    when 'low' then return 3;
+    when 'none' then return 4;
+    else
+      perform bullpen.fail('VALIDATION_ERROR', format('%s: %s is not a priority', p_field, left(v::text, 40)),
+        'use 0–4 (0 most urgent) or urgent, high, medium, low, none');
+  end case;
+end
+$$;
+
+/** Task or comment metadata: a JSON object of at most 16 KB serialised; refusals name the field. */
+create or replace function bullpen.meta_arg(v jsonb, p_field text) returns jsonb
+language plpgsql immutable
+as $$
+begin
+  if v is null or jsonb_typeof(v) = 'null' then
+    return '{}'::jsonb;
+  end if;
+  if jsonb_typeof(v) <> 'object' then
+    perform bullpen.fail('VALIDATION_ERROR', format('%s: must be a JSON object, not %s', p_field, jsonb_typeof(v)),
+      'send an object such as {"team": "infra"}');
+  end if;
+  if octet_length(v::text) > 16384 then
+    perform bullpen.fail('VALIDATION_ERROR',
+      format('%s: %s bytes serialised; metadata holds at most 16384', p_field, octet_length(v::text)),
+      'keep metadata small (ids, tags, links); put long text in the body or a comment');
+  end if;
+  return v;
+end
+$$;
+
+/** A shallow merge of metadata: keys of p_new replace those of p_old, and a null value removes its key. */
+create or replace function bullpen.meta_merge(p_old jsonb, p_new jsonb) returns jsonb
+language sql immutable
+as $$
+  select (coalesce(p_old, '{}'::jsonb) || coalesce(p_new, '{}'::jsonb))
+         - coalesce(array(select e.key from jsonb_each(coalesce(p_new, '{}'::jsonb)) e where jsonb_typeof(e.value) = 'null'), '{}')
+$$;
+
+/**
+ * Projects that offer no work: paused or archived. Claim-next reads this list once per call and
+ * tests candidates against it with "<> all", so no per-row lookup of the project is needed.
+ */
+-- plpgsql rather than SQL: the statement keeps its plan for the session (a SQL function that is not
+-- inlined is planned again on every call, and claim-next calls this once per claim)
+create or replace function bullpen.stopped_projects(p_tenant uuid) returns uuid[]
+language plpgsql stable
+as $$
+begin
+  return array(select pr.id from public.projects pr
+                where pr.tenant_id = p_tenant and pr.status in ('paused', 'archived'));
+end
+$$;
+
 /** True while any dependency of the task is not done. Inlined by the planner into the caller's query. */
 create or replace function bullpen.task_waiting(p_tenant_id uuid, p_task_id uuid) returns boolean
 language sql stable
@@ -298,7 +370,7 @@ as $$
   select exists (
     select 1 from public.task_dependencies d
       join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-     where d.tenant_id = p_tenant_id and d.task_id = p_task_id and dt.status <> 'done')
+     where d.tenant_id = p_tenant_id and d.task_id = p_task_id and dt.status not in ('done', 'skipped'))
 $$;
 
 create or replace function bullpen.task_open_blockers(p_task_id uuid) returns integer
@@ -306,7 +378,7 @@ language sql stable
 as $$
   select count(*)::int from public.task_dependencies d
     join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-   where d.tenant_id = bullpen.tenant_id() and d.task_id = p_task_id and dt.status <> 'done'
+   where d.tenant_id = bullpen.tenant_id() and d.task_id = p_task_id and dt.status not in ('done', 'skipped')
 $$;
 
 /** How many acceptance criteria are met (a loop, so task_row_json holds no sub-select). */
@@ -360,7 +432,7 @@ begin
   end if;
   select count(*)::int into v_blockers from public.task_dependencies d
     join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-   where d.tenant_id = bullpen.tenant_id() and d.task_id = t.id and dt.status <> 'done';
+   where d.tenant_id = bullpen.tenant_id() and d.task_id = t.id and dt.status not in ('done', 'skipped');
   return bullpen.task_row_json(t, v_key, v_blockers) || jsonb_build_object('body', t.body);
 end
 $$;
@@ -392,6 +464,11 @@ declare
   v_idx int;
   i int := 0;
 begin
+  if p_project.status = 'archived' then
+    perform bullpen.fail('CONFLICT', format('project_id: project %s is archived; an archived project takes no new tasks', p_project.key),
+      'reactivate it with project_update (status active), or create the task in another project',
+      jsonb_build_object('project_status', p_project.status));
+  end if;
   if p ->> 'parent_task_id' is not null then
     v_parent := (bullpen.resolve_task(p ->> 'parent_task_id', p_field || 'parent_task_id')).id;
   end if;
@@ -402,16 +479,18 @@ begin
   update public.projects set task_seq = task_seq + 1
    where tenant_id = p_project.tenant_id and id = p_project.id
   returning task_seq into v_seq;
-  insert into public.tasks (tenant_id, project_id, seq, title, body, status, priority, assignee_actor_id, due_on,
+  insert into public.tasks (id, tenant_id, project_id, seq, title, body, status, priority, assignee_actor_id, due_on,
                             parent_task_id, labels, acceptance_criteria, requires_evidence, reviewer_actor_id,
-                            created_by_actor_id)
-  values (p_project.tenant_id, p_project.id, v_seq, p ->> 'title', coalesce(p ->> 'body', ''),
-          coalesce(p ->> 'status', 'todo'), coalesce((p ->> 'priority')::smallint, 2),
+                            created_by_actor_id, meta, order_index)
+  values (coalesce(bullpen.uuid_arg(p, 'task_id'), gen_random_uuid()),
+          p_project.tenant_id, p_project.id, v_seq, p ->> 'title', coalesce(p ->> 'body', ''),
+          coalesce(p ->> 'status', 'todo'), coalesce(bullpen.priority_arg(p, 'priority', p_field || 'priority'), 2),
           bullpen.require_actor_in_tenant(bullpen.uuid_arg(p, 'assignee_actor_id'), p_field || 'assignee_actor_id'),
           (p ->> 'due_on')::date, v_parent, bullpen.text_array(p -> 'labels'),
           bullpen.normalize_criteria(p -> 'acceptance_criteria'), coalesce((p ->> 'requires_evidence')::boolean, false),
           bullpen.require_actor_in_tenant(bullpen.uuid_arg(p, 'reviewer_actor_id'), p_field || 'reviewer_actor_id'),
-          bullpen.actor_id())
+          bullpen.actor_id(), bullpen.meta_arg(p -> 'meta', p_field || 'meta'),
+          coalesce((p ->> 'order_index')::double precision, extract(epoch from clock_timestamp())))
   returning * into v_task;
   for v_dep in select * from jsonb_array_elements(coalesce(p -> 'depends_on', '[]')) loop
     if jsonb_typeof(v_dep) = 'object' then
@@ -435,6 +514,49 @@ begin
 end
 $$;
 
+/**
+ * A note given with a move (task_update, task_claim, task_release): it joins the task's thread as a
+ * comment of kind note, in order with the rest of the history, and returns {note, note_comment_id}
+ * for the move's activity row to carry. Written aside: the call's own row (which a derived
+ * idempotency key watches) comes after it. No note: {}.
+ */
+create or replace function bullpen.move_note(t public.tasks, p_note text) returns jsonb
+language plpgsql
+as $$
+declare
+  v_comment public.comments;
+begin
+  if p_note is null or btrim(p_note) = '' then
+    return '{}'::jsonb;
+  end if;
+  v_comment := bullpen.comment_write(bullpen.comment_target('task', t.id::text), p_note, null, '{}', true, 'note');
+  return jsonb_build_object('note', p_note, 'note_comment_id', v_comment.id);
+end
+$$;
+
+/**
+ * The first content field of a create input that differs from an existing task, or null when the
+ * input describes it: project, title, body, priority, due date, labels, metadata, parent. The
+ * fields that move with the work (status, assignee, lease, criteria ticks) are not compared.
+ */
+create or replace function bullpen.task_create_diff(t public.tasks, p_project public.projects, p jsonb) returns text
+language plpgsql stable
+as $$
+begin
+  return case
+    when t.project_id <> p_project.id then 'project_id'
+    when t.title <> p ->> 'title' then 'title'
+    when t.body <> coalesce(p ->> 'body', '') then 'body'
+    when t.priority <> coalesce(bullpen.priority_arg(p, 'priority', 'priority'), 2) then 'priority'
+    when t.due_on is distinct from (p ->> 'due_on')::date then 'due_on'
+    when t.labels <> bullpen.text_array(p -> 'labels') then 'labels'
+    when t.meta <> bullpen.meta_arg(p -> 'meta', 'meta') then 'meta'
+    when p ? 'parent_task_id' and t.parent_task_id is distinct from (bullpen.resolve_task(p ->> 'parent_task_id', 'parent_task_id')).id
+      then 'parent_task_id'
+  end;
+end
+$$;
+
 create or replace function public.task_create(p jsonb) returns jsonb
 language plpgsql
 security definer
@@ -444,6 +566,7 @@ declare
   v_replay jsonb;
   v_project public.projects;
   v_task public.tasks;
+  v_diff text;
 begin
   perform bullpen.require_actor();
   v_replay := bullpen.idem_begin('task_create', p);
@@ -451,8 +574,27 @@ begin
     return v_replay;
   end if;
   v_project := bullpen.resolve_project(p ->> 'project_id');
+  -- a caller-chosen task_id makes the create repeatable: the same content again returns the task
+  -- (created: false); other content under that id is ALREADY_EXISTS. The primary key is
+  -- (tenant_id, id), so another workspace's task with the same uuid is neither seen nor touched.
+  if p ->> 'task_id' is not null then
+    select * into v_task from public.tasks
+     where tenant_id = v_project.tenant_id and id = bullpen.uuid_arg(p, 'task_id') for update;
+    if v_task.id is not null then
+      v_diff := bullpen.task_create_diff(v_task, v_project, p);
+      if v_diff is not null then
+        perform bullpen.fail('ALREADY_EXISTS',
+          format('task_id: task %s already exists with another %s', v_task.id, v_diff),
+          'reuse task_id only to repeat the same create; choose a new uuid for new work, or change it with task_update',
+          jsonb_build_object('task_id', v_task.id, 'field', v_diff));
+      end if;
+      select pr.* into v_project from public.projects pr where pr.tenant_id = v_task.tenant_id and pr.id = v_task.project_id;
+      return bullpen.idem_finish(p, jsonb_build_object('task', bullpen.task_json(v_task), 'created', false,
+        'task_id', v_task.id, 'seq', v_task.seq, 'ref', v_project.key || '-' || v_task.seq));
+    end if;
+  end if;
   v_task := bullpen.insert_task(v_project, p, null, '');
-  return bullpen.idem_finish(p, jsonb_build_object('task', bullpen.task_json(v_task),
+  return bullpen.idem_finish(p, jsonb_build_object('task', bullpen.task_json(v_task), 'created', true,
     'task_id', v_task.id, 'seq', v_task.seq, 'ref', v_project.key || '-' || v_task.seq));
 end
 $$;
@@ -505,6 +647,8 @@ declare
   v_lost jsonb;
   v_assignee uuid;
   v_tally jsonb;
+  v_meta jsonb;
+  v_note jsonb := '{}';
 begin
   perform bullpen.require_actor();
   v_replay := bullpen.idem_begin('task_update', p);
@@ -525,6 +669,14 @@ begin
   if v_patch ? 'reviewer_actor_id' then
     perform bullpen.require_actor_in_tenant(bullpen.uuid_arg(v_patch, 'reviewer_actor_id'), 'patch.reviewer_actor_id');
   end if;
+  if v_patch ? 'meta' then
+    -- merge_meta (default true): a shallow merge where null removes a key; false replaces the object
+    -- meta: null clears it, as null clears any field of a patch
+    v_meta := bullpen.meta_arg(case when jsonb_typeof(v_patch -> 'meta') = 'null' then '{}'::jsonb
+                                    when coalesce((p ->> 'merge_meta')::boolean, true)
+                                    then bullpen.meta_merge(v_before.meta, bullpen.meta_arg(v_patch -> 'meta', 'patch.meta'))
+                                    else v_patch -> 'meta' end, 'patch.meta');
+  end if;
   select array_agg(k order by k) into v_fields from jsonb_object_keys(v_patch - 'expected_status' - 'allow_reopen') k;
   v_assignee := case when v_patch ? 'assignee_actor_id' then (v_patch ->> 'assignee_actor_id')::uuid else v_before.assignee_actor_id end;
   v_broke := bullpen.lease_guard(v_before, 'task_update',
@@ -541,7 +693,9 @@ begin
     status = case when v_patch ? 'status' then v_patch ->> 'status' else status end,
     title = case when v_patch ? 'title' then v_patch ->> 'title' else title end,
     body = case when v_patch ? 'body' then coalesce(v_patch ->> 'body', '') else body end,
-    priority = case when v_patch ? 'priority' then (v_patch ->> 'priority')::smallint else priority end,
+    priority = case when v_patch ? 'priority' then coalesce(bullpen.priority_arg(v_patch, 'priority', 'patch.priority'), priority) else priority end,
+    meta = case when v_patch ? 'meta' then v_meta else meta end,
+    order_index = case when v_patch ? 'order_index' then coalesce((v_patch ->> 'order_index')::double precision, order_index) else order_index end,
     assignee_actor_id = case when v_patch ? 'assignee_actor_id' then (v_patch ->> 'assignee_actor_id')::uuid else assignee_actor_id end,
     due_on = case when v_patch ? 'due_on' then (v_patch ->> 'due_on')::date else due_on end,
     labels = case when v_patch ? 'labels' then bullpen.text_array(v_patch -> 'labels') else labels end,
@@ -574,13 +728,14 @@ begin
   v_tally := case when 'acceptance_criteria' = any (coalesce(v_fields, '{}')) then jsonb_build_object(
     'criteria_met', (select count(*) from jsonb_array_elements(v_task.acceptance_criteria) c where coalesce((c ->> 'met')::boolean, false)),
     'criteria_total', jsonb_array_length(v_task.acceptance_criteria)) else '{}'::jsonb end;
+  v_note := bullpen.move_note(v_task, p ->> 'note');
   if v_task.status is distinct from v_before.status then
     perform bullpen.log('task.status_changed', 'task', v_task.id, v_task.project_id,
       format('%s → %s', v_before.status, v_task.status),
-      jsonb_build_object('from', v_before.status, 'to', v_task.status, 'fields', to_jsonb(v_fields)) || v_tally);
+      jsonb_build_object('from', v_before.status, 'to', v_task.status, 'fields', to_jsonb(v_fields)) || v_tally || v_note);
   else
     perform bullpen.log('task.updated', 'task', v_task.id, v_task.project_id,
-      array_to_string(v_fields, ', '), jsonb_build_object('fields', to_jsonb(coalesce(v_fields, '{}'))) || v_tally);
+      array_to_string(v_fields, ', '), jsonb_build_object('fields', to_jsonb(coalesce(v_fields, '{}'))) || v_tally || v_note);
   end if;
   return bullpen.idem_finish(p, jsonb_build_object('task', bullpen.task_json(v_task),
     'previous_status', v_before.status, 'changed', to_jsonb(coalesce(v_fields, '{}')))
@@ -639,6 +794,7 @@ set plan_cache_mode = force_custom_plan
 as $$
 declare
   v_task public.tasks;
+  v_stopped uuid[] := bullpen.stopped_projects(v_tenant);
 begin
     -- two bounds, not one or: an or of them is a filter after the tenant policy, not an index condition
     with lapsed as materialized (
@@ -657,11 +813,15 @@ begin
        and (v_project is null or t.project_id = v_project)
        and (v_in_repos is null or t.project_id = any (v_in_repos))
        and (p ->> 'label' is null or (p ->> 'label') = any (t.labels))
+       -- max_priority: only work at least this urgent
+       and (p ->> 'max_priority' is null or t.priority <= bullpen.priority_arg(p, 'max_priority', 'max_priority'))
+       -- paused and archived projects offer no work (the list is read once, not per row)
+       and t.project_id <> all (v_stopped)
        and not exists (
              select 1 from public.task_dependencies d
                join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-              where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')
-     order by t.priority, t.created_at, t.id
+              where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status not in ('done', 'skipped'))
+     order by t.priority, t.order_index, t.created_at, t.id
      limit 1
      for update of t skip locked;
   return v_task;
@@ -675,6 +835,7 @@ set plan_cache_mode = force_custom_plan
 as $$
 declare
   v_task public.tasks;
+  v_stopped uuid[] := bullpen.stopped_projects(v_tenant);
 begin
     select t.* into v_task from public.tasks t
      where t.tenant_id = v_tenant and t.status = 'todo'
@@ -682,12 +843,19 @@ begin
        and (v_project is null or t.project_id = v_project)
        and (v_in_repos is null or t.project_id = any (v_in_repos))
        and (p ->> 'label' is null or (p ->> 'label') = any (t.labels))
-       and (p_before.id is null or (t.priority, t.created_at, t.id) < (p_before.priority, p_before.created_at, p_before.id))
+       and (p_before.id is null or (t.priority, t.order_index, t.created_at, t.id)
+                                   < (p_before.priority, p_before.order_index, p_before.created_at, p_before.id))
+       -- a start:false claim locks a todo task without moving it: its live lease protects it
+       and (t.lease_expires_at is null or t.lease_expires_at <= now())
+       -- max_priority: only work at least this urgent
+       and (p ->> 'max_priority' is null or t.priority <= bullpen.priority_arg(p, 'max_priority', 'max_priority'))
+       -- paused and archived projects offer no work (the list is read once, not per row)
+       and t.project_id <> all (v_stopped)
        and not exists (
              select 1 from public.task_dependencies d
                join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-              where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')
-     order by t.priority, t.created_at, t.id
+              where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status not in ('done', 'skipped'))
+     order by t.priority, t.order_index, t.created_at, t.id
      limit 1
      for update of t skip locked;
   return v_task;
@@ -710,6 +878,11 @@ declare
   v_extended boolean := false;
   v_exp public.tasks;
   v_in_repos uuid[];
+  -- start:false takes the lease without moving the task (an advisory lock)
+  v_start boolean := coalesce((p ->> 'start')::boolean, true);
+  v_stopped uuid[];
+  v_pstatus text;
+  v_note jsonb;
 begin
   v_replay := bullpen.idem_begin('task_claim', p);
   if v_replay is not null then
@@ -718,7 +891,14 @@ begin
   if p ->> 'task_id' is not null then
     v_task := bullpen.resolve_task(p ->> 'task_id');
     select * into v_task from public.tasks where tenant_id = v_tenant and id = v_task.id for update;
-    if v_task.lease_actor_id = v_me and v_task.status = 'in_progress' then
+    -- a paused or archived project offers no work
+    select pr.status into v_pstatus from public.projects pr where pr.tenant_id = v_tenant and pr.id = v_task.project_id;
+    if v_pstatus in ('paused', 'archived') then
+      perform bullpen.fail('NOT_CLAIMABLE', format('project status is %s: a paused or archived project offers no work', v_pstatus),
+        'resume the project with project_update (status active), or claim work elsewhere',
+        jsonb_build_object('project_status', v_pstatus));
+    end if;
+    if v_task.lease_actor_id = v_me and (v_task.status = 'in_progress' or v_task.lease_expires_at > now()) then
       v_extended := true;
     elsif v_task.status not in ('backlog', 'todo', 'in_progress') then
       perform bullpen.fail('NOT_CLAIMABLE', format('task is %s', v_task.status),
@@ -761,7 +941,8 @@ begin
     -- claimed rows leave that index, so the scan never steps over work others hold).
     -- The lapsed leases are gathered through tasks_lapsed_idx first (materialized, so the planner
     -- cannot trade it for a walk of the whole workspace in priority order hoping to meet one).
-    if v_project is null and v_in_repos is null and p ->> 'label' is null then
+    v_stopped := bullpen.stopped_projects(v_tenant);
+    if v_project is null and v_in_repos is null and p ->> 'label' is null and p ->> 'max_priority' is null then
       -- the common call: lapsed leases are rare, so one probe of tasks_lapsed_idx decides whether
       -- the slower search behind them runs at all
       if exists (select 1 from public.tasks l
@@ -774,11 +955,15 @@ begin
         select t.* into v_task from public.tasks t
          where t.tenant_id = v_tenant and t.status = 'todo'
            and (t.assignee_actor_id is null or t.assignee_actor_id = v_me)
+           -- a start:false claim locks a todo task without moving it: its live lease protects it
+           and (t.lease_expires_at is null or t.lease_expires_at <= now())
+           -- paused and archived projects offer no work
+           and t.project_id <> all (v_stopped)
            and not exists (
                  select 1 from public.task_dependencies d
                    join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-                  where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')
-         order by t.priority, t.created_at, t.id
+                  where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status not in ('done', 'skipped'))
+         order by t.priority, t.order_index, t.created_at, t.id
          limit 1
          for update of t skip locked;
       else
@@ -797,11 +982,14 @@ begin
     end if;
   end if;
   update public.tasks
-     set status = 'in_progress', assignee_actor_id = v_me, lease_actor_id = v_me, lease_expires_at = now() + v_lease
+     set status = case when v_start then 'in_progress' else status end,
+         assignee_actor_id = v_me, lease_actor_id = v_me, lease_expires_at = now() + v_lease
    where tenant_id = v_tenant and id = v_task.id
   returning * into v_task;
+  v_note := bullpen.move_note(v_task, p ->> 'note');
   perform bullpen.log(case when v_extended then 'task.lease_extended' else 'task.claimed' end, 'task', v_task.id,
-    v_task.project_id, format('lease until %s', v_task.lease_expires_at));
+    v_task.project_id, format('lease until %s', v_task.lease_expires_at),
+    case when v_start then '{}'::jsonb else jsonb_build_object('start', false) end || v_note);
   return bullpen.idem_finish(p, jsonb_build_object('claimed', true, 'extended', v_extended,
     'task', bullpen.task_json(v_task), 'lease_expires_at', v_task.lease_expires_at,
     'project_context', bullpen.project_context(v_task.project_id)));
@@ -819,6 +1007,7 @@ declare
   v_me uuid := bullpen.require_actor();
   v_task public.tasks;
   v_broke boolean;
+  v_note jsonb;
 begin
   v_replay := bullpen.idem_begin('task_release', p);
   if v_replay is not null then
@@ -834,16 +1023,15 @@ begin
       jsonb_build_object('lease_actor_id', v_task.lease_actor_id, 'assignee_actor_id', v_task.assignee_actor_id));
   end if;
   update public.tasks
-     set status = case when status = 'in_progress' then 'todo' else status end,
+     -- keep_status: give the lease back without moving the task
+     set status = case when status = 'in_progress' and not coalesce((p ->> 'keep_status')::boolean, false) then 'todo' else status end,
          assignee_actor_id = null, lease_actor_id = null, lease_expires_at = null
    where tenant_id = v_task.tenant_id and id = v_task.id
   returning * into v_task;
-  if p ->> 'note' is not null then
-    -- the note joins the task's thread the way comment_add writes: mentions, comment.added, live
-    -- (written aside: the call's idempotency record watches the task.released row below)
-    perform bullpen.comment_write(bullpen.comment_target('task', v_task.id::text), p ->> 'note', null, '{}', true);
-  end if;
-  perform bullpen.log('task.released', 'task', v_task.id, v_task.project_id, coalesce(p ->> 'note', ''));
+  -- the note joins the task's thread as a note (mentions, comment.added, live), and the move's row carries it
+  v_note := bullpen.move_note(v_task, p ->> 'note');
+  perform bullpen.log('task.released', 'task', v_task.id, v_task.project_id, coalesce(p ->> 'note', ''),
+    case when coalesce((p ->> 'keep_status')::boolean, false) then jsonb_build_object('keep_status', true) else '{}'::jsonb end || v_note);
   return bullpen.idem_finish(p, jsonb_build_object('released', true, 'task', bullpen.task_json(v_task)));
 end
 $$;
@@ -951,7 +1139,8 @@ set plan_cache_mode = force_generic_plan
 as $$
 declare
   v_limit int := greatest(1, least(coalesce((p ->> 'limit')::int, 50), 500));
-  v_order text := coalesce(p ->> 'order_by', 'priority');
+  v_order text := coalesce(p ->> 'order', p ->> 'order_by', 'priority');
+  v_prios smallint[];
   v_sort text;
   v_cmp text;
   v_cursor jsonb := bullpen.cursor_json(p);
@@ -977,12 +1166,16 @@ begin
     when 'updated_at' then
       v_sort := 't.updated_at desc, t.id desc';
       v_cmp := '(t.updated_at, t.id) < (($2->>0)::timestamptz, ($2->>1)::uuid)';
+    when 'manual' then
+      -- the board's order within a column: order_index, then priority, then age
+      v_sort := 't.order_index, t.priority, t.created_at, t.id';
+      v_cmp := '(t.order_index, t.priority, t.created_at, t.id) > (($2->>0)::double precision, ($2->>1)::smallint, ($2->>2)::timestamptz, ($2->>3)::uuid)';
     when 'due_on' then
       v_sort := 'coalesce(t.due_on, ''infinity''::date), t.priority, t.id';
       v_cmp := '(coalesce(t.due_on, ''infinity''::date), t.priority, t.id) > (($2->>0)::date, ($2->>1)::smallint, ($2->>2)::uuid)';
     else
       perform bullpen.fail('VALIDATION_ERROR', format('order_by: unknown order %s', v_order),
-        'use priority, created_at, updated_at or due_on');
+        'use priority, manual, created_at, updated_at or due_on');
   end case;
   -- Only the filters given become predicates, so the planner sees the simplest query; the page is
   -- sorted and cut on bare rows, and derived fields are computed for the page only.
@@ -1001,6 +1194,16 @@ begin
   if p ->> 'label' is not null then
     v_where := array_append(v_where, '($1->>''label'') = any (t.labels)'::text);
   end if;
+  if jsonb_typeof(p -> 'priority') = 'array' then
+    -- numbers or names (urgent, high, medium, low, none); rows still carry the number
+    v_prios := array(select bullpen.priority_arg(jsonb_build_object('v', e.v), 'v', format('priority[%s]', e.i - 1))
+                       from jsonb_array_elements(p -> 'priority') with ordinality e(v, i));
+    v_where := array_append(v_where, 't.priority = any ($6)'::text);
+  end if;
+  if p -> 'meta' is not null then
+    -- containment, served by tasks_meta_idx (GIN, jsonb_path_ops)
+    v_where := array_append(v_where, 't.meta @> ($1->''meta'')'::text);
+  end if;
   if p ->> 'due_before' is not null then
     v_where := array_append(v_where, 't.due_on < ($1->>''due_before'')::date'::text);
   end if;
@@ -1009,15 +1212,15 @@ begin
                               or (pr.key || '-' || t.seq) ilike bullpen.like_escape($1->>'q'))$w$);
   end if;
   if p ->> 'state' = 'ready' then
-    v_where := array_append(v_where, $w$(t.status = 'todo' or (t.status = 'in_progress' and (t.lease_expires_at is null or t.lease_expires_at <= now())))
+    v_where := array_append(v_where, $w$t.status in ('todo', 'in_progress') and (t.lease_expires_at is null or t.lease_expires_at <= now())
       and not exists (select 1 from public.task_dependencies d
                          join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-                        where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')$w$);
+                        where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status not in ('done', 'skipped'))$w$);
   elsif p ->> 'state' = 'blocked' then
-    v_where := array_append(v_where, $w$t.status not in ('done', 'cancelled', 'failed')
+    v_where := array_append(v_where, $w$t.status not in ('done', 'cancelled', 'failed', 'skipped')
       and (t.status = 'blocked' or exists (select 1 from public.task_dependencies d
                          join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-                        where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done'))$w$);
+                        where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status not in ('done', 'skipped')))$w$);
   end if;
   if v_cursor is not null then
     v_where := array_append(v_where, v_cmp);
@@ -1031,7 +1234,7 @@ begin
     case when p ->> 'q' is not null then ' join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id' else '' end,
     array_to_string(v_where, ' and '), v_sort, v_limit + 1);
   if v_cursor is null and v_order = 'priority' and coalesce(p ->> 'state', 'ready') = 'ready'
-     and not (p ?| array['assignee_actor_id', 'status', 'label', 'due_before', 'q']) then
+     and not (p ?| array['assignee_actor_id', 'status', 'label', 'due_before', 'q', 'priority', 'meta']) then
     -- The agent loop's shapes (the ready pool or a project's tasks, first page, by priority) as static
     -- statements, whose plans the session keeps; an execute is planned on every call.
     -- Ready is todo (off tasks_ready_idx, in page order) or a lapsed lease (off tasks_lapsed_idx):
@@ -1040,9 +1243,10 @@ begin
       v_ids := array(select u.id from (
           (select t.id, t.priority, t.created_at from public.tasks t
             where t.tenant_id = v_tenant and t.status = 'todo' and t.project_id = v_project
+              and (t.lease_expires_at is null or t.lease_expires_at <= now())
               and not exists (select 1 from public.task_dependencies d
                                 join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-                               where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')
+                               where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status not in ('done', 'skipped'))
             order by t.priority, t.created_at, t.id limit v_limit + 1)
           union all
           (select t.id, t.priority, t.created_at from (
@@ -1055,15 +1259,16 @@ begin
             where t.project_id = v_project
               and not exists (select 1 from public.task_dependencies d
                                 join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-                               where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done'))) u
+                               where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status not in ('done', 'skipped')))) u
         order by u.priority, u.created_at, u.id limit v_limit + 1);
     elsif p ->> 'state' = 'ready' then
       v_ids := array(select u.id from (
           (select t.id, t.priority, t.created_at from public.tasks t
             where t.tenant_id = v_tenant and t.status = 'todo'
+              and (t.lease_expires_at is null or t.lease_expires_at <= now())
               and not exists (select 1 from public.task_dependencies d
                                 join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-                               where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')
+                               where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status not in ('done', 'skipped'))
             order by t.priority, t.created_at, t.id limit v_limit + 1)
           union all
           (select t.id, t.priority, t.created_at from (
@@ -1074,7 +1279,7 @@ begin
                 where t.tenant_id = v_tenant and t.status = 'in_progress' and t.lease_expires_at is null offset 0)) t
             where not exists (select 1 from public.task_dependencies d
                                 join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-                               where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done'))) u
+                               where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status not in ('done', 'skipped')))) u
         order by u.priority, u.created_at, u.id limit v_limit + 1);
     elsif v_project is not null then
       v_ids := array(select t.id from public.tasks t where t.tenant_id = v_tenant and t.project_id = v_project
@@ -1084,10 +1289,10 @@ begin
                       order by t.priority, t.created_at, t.id limit v_limit + 1);
     end if;
   elsif v_cursor is null then
-    execute v_sql into v_ids using p, v_cursor, v_order, v_project, v_tenant;
+    execute v_sql into v_ids using p, v_cursor, v_order, v_project, v_tenant, v_prios;
   else
     begin
-      execute v_sql into v_ids using p, v_cursor, v_order, v_project, v_tenant;
+      execute v_sql into v_ids using p, v_cursor, v_order, v_project, v_tenant, v_prios;
     exception when data_exception then
       -- the other inputs are validated before they get here: sort keys that do not cast came from
       -- a cursor this listing did not write (or wrote for another order_by)
@@ -1103,13 +1308,14 @@ begin
     cross join lateral (
       select count(*)::int as n from public.task_dependencies d
         join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-       where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done') ob;
+       where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status not in ('done', 'skipped')) ob;
   if jsonb_array_length(v_rows) > v_limit then
     v_rows := v_rows - v_limit;
     -- the cursor is the sort key of the last row kept, which the query above cannot know; read it back
     v_keys := case v_order
       when 'priority' then jsonb_build_array(v_rows -> (v_limit - 1) -> 'priority', v_rows -> (v_limit - 1) -> 'created_at', v_rows -> (v_limit - 1) -> 'id')
       when 'due_on' then jsonb_build_array(coalesce(v_rows -> (v_limit - 1) ->> 'due_on', 'infinity'), v_rows -> (v_limit - 1) -> 'priority', v_rows -> (v_limit - 1) -> 'id')
+      when 'manual' then jsonb_build_array(v_rows -> (v_limit - 1) -> 'order_index', v_rows -> (v_limit - 1) -> 'priority', v_rows -> (v_limit - 1) -> 'created_at', v_rows -> (v_limit - 1) -> 'id')
       when 'created_at' then jsonb_build_array(v_rows -> (v_limit - 1) -> 'created_at', v_rows -> (v_limit - 1) -> 'id')
       else jsonb_build_array(v_rows -> (v_limit - 1) -> 'updated_at', v_rows -> (v_limit - 1) -> 'id') end;
     return jsonb_build_object('tasks', v_rows, 'next_cursor', encode(convert_to(v_keys::text, 'utf8'), 'base64'));
@@ -1152,7 +1358,8 @@ begin
                 where pt.tenant_id = v_task.tenant_id and pt.id = v_task.parent_task_id),
     'comments', (select coalesce(jsonb_agg(jsonb_build_object('id', c.id, 'author_actor_id', c.author_actor_id,
                     'author', a.display_name, 'author_kind', a.kind, 'body', c.body, 'parent_comment_id', c.parent_comment_id,
-                    'mentions', to_jsonb(c.mentions), 'created_at', c.created_at) order by c.created_at), '[]')
+                    'mentions', to_jsonb(c.mentions), 'kind', c.kind, 'tags', to_jsonb(c.tags), 'meta', c.meta,
+                    'created_at', c.created_at) order by c.created_at, c.id), '[]')
                    from public.comments c join public.actors a on a.tenant_id = c.tenant_id and a.id = c.author_actor_id
                   where c.tenant_id = v_task.tenant_id and c.object_type = 'task' and c.object_id = v_task.id),
     'activity', (select coalesce(jsonb_agg(x.j order by x.id desc), '[]') from (
@@ -1195,7 +1402,13 @@ begin
     - (select count(distinct d.task_id) from public.task_dependencies d
          join public.tasks t on t.tenant_id = d.tenant_id and t.id = d.task_id
          join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-        where d.tenant_id = v_tenant and t.project_id = p_project_id and t.status = 'todo' and dt.status <> 'done')
+        where d.tenant_id = v_tenant and t.project_id = p_project_id and t.status = 'todo' and dt.status not in ('done', 'skipped'))
+    -- todo work under a start:false lock (a live lease) waiting on nothing is not ready either
+    - (select count(*) from public.tasks t
+        where t.tenant_id = v_tenant and t.project_id = p_project_id and t.status = 'todo' and t.lease_expires_at > now()
+          and not exists (select 1 from public.task_dependencies d
+                            join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
+                           where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status not in ('done', 'skipped')))
     -- lapsed leases first, then their project (offset 0): the project's live claims are many
     + (select count(*) from (
            (select t.* from public.tasks t
@@ -1206,7 +1419,7 @@ begin
         where t.project_id = p_project_id
           and not exists (select 1 from public.task_dependencies d
                             join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-                           where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done'));
+                           where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status not in ('done', 'skipped')));
   return jsonb_build_object('by_status', v_by, 'total', v_total, 'ready', v_ready);
 end
 $$;
@@ -1287,12 +1500,12 @@ begin
         select bullpen.task_row_json(o.t, v_project.key, ob.n) as j, (o.t).priority, (o.t).seq
           from (select t from public.tasks t
                  where t.tenant_id = v_project.tenant_id and t.project_id = v_project.id
-                   and t.status not in ('done', 'cancelled', 'failed')
+                   and t.status not in ('done', 'cancelled', 'failed', 'skipped')
                  order by t.priority, t.seq limit greatest(0, least(coalesce((p ->> 'max_tasks')::int, 10), 50))) o
           cross join lateral (
             select count(*)::int as n from public.task_dependencies d
               join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-             where d.tenant_id = (o.t).tenant_id and d.task_id = (o.t).id and dt.status <> 'done') ob) x),
+             where d.tenant_id = (o.t).tenant_id and d.task_id = (o.t).id and dt.status not in ('done', 'skipped')) ob) x),
     'recent_activity', (select coalesce(jsonb_agg(x.j order by x.id desc), '[]') from (
         select ac.id, jsonb_build_object('seq', ac.id, 'verb', ac.verb, 'summary', ac.summary, 'object_type', ac.object_type,
                  'object_id', ac.object_id, 'actor', a.display_name, 'at', ac.at) as j
@@ -1345,7 +1558,7 @@ begin
        and (t.assignee_actor_id is null or t.assignee_actor_id = v_me or t.assignee_actor_id = t.lease_actor_id)
        and not exists (select 1 from public.task_dependencies d
                          join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-                        where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status <> 'done')
+                        where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status not in ('done', 'skipped'))
      limit 101) capped;
   select coalesce(jsonb_agg(x.j order by x.o, x.priority, x.seq), '[]') into v_open from (
     -- the page first, then its JSON (task_row_json inlines; the blocker count is a lateral join)
@@ -1353,13 +1566,13 @@ begin
       from (select t, case t.status when 'in_progress' then 0 when 'in_review' then 1 else 2 end as o
               from public.tasks t
              where t.tenant_id = v_tenant and t.assignee_actor_id = v_me
-               and t.status not in ('done', 'cancelled', 'failed')
+               and t.status not in ('done', 'cancelled', 'failed', 'skipped')
              order by 2, t.priority, t.seq limit 25) o
       join public.projects pr on pr.tenant_id = (o.t).tenant_id and pr.id = (o.t).project_id
       cross join lateral (
         select count(*)::int as n from public.task_dependencies d
           join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
-         where d.tenant_id = (o.t).tenant_id and d.task_id = (o.t).id and dt.status <> 'done') ob) x;
+         where d.tenant_id = (o.t).tenant_id and d.task_id = (o.t).id and dt.status not in ('done', 'skipped')) ob) x;
   select j into v_resume from jsonb_array_elements(v_open) j where j ->> 'status' = 'in_progress' limit 1;
   v_next := case
     when v_resume is not null then jsonb_build_object('tool', 'task_get', 'arguments', jsonb_build_object('task_id', v_resume ->> 'id'),
@@ -1523,3 +1736,15 @@ revoke all on function bullpen.criteria_lost(jsonb, jsonb) from public, anon, au
 grant execute on function bullpen.criteria_lost(jsonb, jsonb) to bullpen_writer, service_role;
 revoke all on function bullpen.done_gate_criteria(public.tasks) from public, anon, authenticated;
 grant execute on function bullpen.done_gate_criteria(public.tasks) to bullpen_writer, service_role;
+revoke all on function bullpen.priority_arg(jsonb, text, text) from public, anon, authenticated;
+grant execute on function bullpen.priority_arg(jsonb, text, text) to bullpen_writer, service_role;
+revoke all on function bullpen.meta_arg(jsonb, text) from public, anon, authenticated;
+grant execute on function bullpen.meta_arg(jsonb, text) to bullpen_writer, service_role;
+revoke all on function bullpen.meta_merge(jsonb, jsonb) from public, anon, authenticated;
+grant execute on function bullpen.meta_merge(jsonb, jsonb) to bullpen_writer, service_role;
+revoke all on function bullpen.stopped_projects(uuid) from public, anon, authenticated;
+grant execute on function bullpen.stopped_projects(uuid) to bullpen_writer, service_role;
+revoke all on function bullpen.move_note(public.tasks, text) from public, anon, authenticated;
+grant execute on function bullpen.move_note(public.tasks, text) to bullpen_writer, service_role;
+revoke all on function bullpen.task_create_diff(public.tasks, public.projects, jsonb) from public, anon, authenticated;
+grant execute on function bullpen.task_create_diff(public.tasks, public.projects, jsonb) to bullpen_writer, service_role;

@@ -117,7 +117,7 @@ as $$
                                                  where k.tenant_id = a.tenant_id and k.actor_id = a.id)),
     'open_tasks', (select count(*) from public.tasks t
                     where t.tenant_id = a.tenant_id and t.assignee_actor_id = a.id
-                      and t.status not in ('done', 'cancelled', 'failed')),
+                      and t.status not in ('done', 'cancelled', 'failed', 'skipped')),
     'current_claim', (select jsonb_build_object('task_id', t.id, 'ref', pr.key || '-' || t.seq, 'title', t.title,
                                'project_key', pr.key, 'lease_expires_at', t.lease_expires_at)
                         from public.tasks t join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id

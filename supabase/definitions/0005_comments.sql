@@ -55,8 +55,12 @@ $$;
  * listens for. p_aside: the call's own activity row comes first (see bullpen.log), so this one is
  * written beside it and the call's idempotency record keeps watching its own object.
  */
+-- p_kind, p_tags and p_meta arrived with comment kinds (migration 0021): the old five-argument
+-- signature is dropped so one function answers every caller (the new arguments have defaults)
+drop function if exists bullpen.comment_write(jsonb, text, uuid, uuid[], boolean);
 create or replace function bullpen.comment_write(p_target jsonb, p_body text, p_parent uuid, p_mentions uuid[],
-                                                 p_aside boolean default false)
+                                                 p_aside boolean default false, p_kind text default 'message',
+                                                 p_tags text[] default '{}', p_meta jsonb default '{}')
 returns public.comments
 language plpgsql
 as $$
@@ -65,12 +69,15 @@ declare
   v_summary text;
   v_meta jsonb;
 begin
-  insert into public.comments (tenant_id, object_type, object_id, parent_comment_id, author_actor_id, body, mentions)
+  insert into public.comments (tenant_id, object_type, object_id, parent_comment_id, author_actor_id, body, mentions,
+                               kind, tags, meta)
   values (bullpen.tenant_id(), p_target ->> 'object_type', (p_target ->> 'object_id')::uuid, p_parent, bullpen.actor_id(),
-          p_body, bullpen.comment_mentions(bullpen.tenant_id(), p_body, p_mentions))
+          p_body, bullpen.comment_mentions(bullpen.tenant_id(), p_body, p_mentions),
+          coalesce(p_kind, 'message'), coalesce(p_tags, '{}'), coalesce(p_meta, '{}'))
   returning * into v_comment;
   v_summary := format('on %s: %s', p_target ->> 'label', left(regexp_replace(v_comment.body, '\s+', ' ', 'g'), 140));
-  v_meta := jsonb_build_object('comment_id', v_comment.id, 'mentions', to_jsonb(v_comment.mentions));
+  v_meta := jsonb_build_object('comment_id', v_comment.id, 'mentions', to_jsonb(v_comment.mentions))
+    || case when v_comment.kind <> 'message' then jsonb_build_object('kind', v_comment.kind) else '{}'::jsonb end;
   if p_aside then
     perform bullpen.log_aside(v_comment.tenant_id, 'comment.added', v_comment.object_type, v_comment.object_id,
       (p_target ->> 'project_id')::uuid, v_summary, v_meta);
@@ -129,13 +136,21 @@ begin
       format('mentions[%s]', i));
     i := i + 1;
   end loop;
-  v_comment := bullpen.comment_write(v_target, p ->> 'body', v_parent.id, v_mentions);
+  if p ? 'tags' and (jsonb_typeof(p -> 'tags') <> 'array' or jsonb_array_length(p -> 'tags') > 32) then
+    perform bullpen.fail('VALIDATION_ERROR', 'tags: a list of at most 32 strings', 'send tags as ["build", "ci"]');
+  end if;
+  if coalesce(p ->> 'kind', 'message') not in ('message', 'note', 'log') then
+    perform bullpen.fail('VALIDATION_ERROR', format('kind: %s is not a comment kind', p ->> 'kind'), 'use message, note or log');
+  end if;
+  v_comment := bullpen.comment_write(v_target, p ->> 'body', v_parent.id, v_mentions, false,
+    coalesce(p ->> 'kind', 'message'), bullpen.text_array(p -> 'tags'), bullpen.meta_arg(p -> 'meta', 'meta'));
   select * into v_author from public.actors where tenant_id = v_comment.tenant_id and id = v_comment.author_actor_id;
   return bullpen.idem_finish(p, jsonb_build_object(
     'comment_id', v_comment.id,
     'comment', jsonb_build_object('id', v_comment.id, 'object_type', v_comment.object_type, 'object_id', v_comment.object_id,
       'author_actor_id', v_comment.author_actor_id, 'author', v_author.display_name, 'author_kind', v_author.kind,
       'body', v_comment.body, 'parent_comment_id', v_comment.parent_comment_id, 'mentions', to_jsonb(v_comment.mentions),
+      'kind', v_comment.kind, 'tags', to_jsonb(v_comment.tags), 'meta', v_comment.meta,
       'created_at', v_comment.created_at)));
 end
 $$;
@@ -167,6 +182,9 @@ begin
       from public.comments c
       join public.actors a on a.tenant_id = c.tenant_id and a.id = c.author_actor_id
      where c.tenant_id = bullpen.tenant_id() and c.object_id = v_object
+       and (p ->> 'kind' is null or c.kind = p ->> 'kind')
+       -- tags: comments that carry every tag asked for
+       and (p -> 'tags' is null or c.tags @> bullpen.text_array(p -> 'tags'))
        and (v_cursor is null or to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') || ' ' || c.id::text > v_cursor)
      order by c.created_at, c.id
      limit v_limit + 1
@@ -175,7 +193,8 @@ begin
   )
   select coalesce(jsonb_agg(jsonb_build_object('id', (c).id, 'author_actor_id', (c).author_actor_id, 'author', author,
            'author_kind', author_kind, 'body', (c).body, 'parent_comment_id', (c).parent_comment_id,
-           'mentions', to_jsonb((c).mentions), 'created_at', (c).created_at) order by sort_key) filter (where rn <= v_limit), '[]'),
+           'mentions', to_jsonb((c).mentions), 'kind', (c).kind, 'tags', to_jsonb((c).tags), 'meta', (c).meta,
+           'created_at', (c).created_at) order by sort_key) filter (where rn <= v_limit), '[]'),
          max(sort_key) filter (where rn = v_limit),
          count(*) > v_limit
     into v_rows, v_last, v_more
@@ -191,8 +210,8 @@ revoke all on function bullpen.comment_target(text, text) from public, anon, aut
 grant execute on function bullpen.comment_target(text, text) to bullpen_writer, service_role;
 revoke all on function bullpen.comment_mentions(uuid, text, uuid[]) from public, anon, authenticated;
 grant execute on function bullpen.comment_mentions(uuid, text, uuid[]) to bullpen_writer, service_role;
-revoke all on function bullpen.comment_write(jsonb, text, uuid, uuid[], boolean) from public, anon, authenticated;
-grant execute on function bullpen.comment_write(jsonb, text, uuid, uuid[], boolean) to bullpen_writer, service_role;
+revoke all on function bullpen.comment_write(jsonb, text, uuid, uuid[], boolean, text, text[], jsonb) from public, anon, authenticated;
+grant execute on function bullpen.comment_write(jsonb, text, uuid, uuid[], boolean, text, text[], jsonb) to bullpen_writer, service_role;
 revoke all on function public.comment_add(jsonb) from public, anon;
 grant execute on function public.comment_add(jsonb) to authenticated, service_role;
 revoke all on function public.comment_query(jsonb) from public, anon;

@@ -454,7 +454,7 @@ begin
   if n.reviewer_actor_id is null then
     return;
   end if;
-  if n.status in ('done', 'cancelled', 'failed') then
+  if n.status in ('done', 'cancelled', 'failed', 'skipped') then
     if n.status is distinct from o.status then
       v_live := bullpen.review_live(n.tenant_id, n.id, n.reviewer_actor_id);
       if v_live.id is not null then
@@ -499,11 +499,11 @@ begin
     select dt.* from public.task_dependencies d
       join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.task_id
      where d.tenant_id = n.tenant_id and d.depends_on_task_id = n.id
-       and dt.assignee_actor_id is not null and dt.status not in ('done', 'cancelled', 'failed')
+       and dt.assignee_actor_id is not null and dt.status not in ('done', 'cancelled', 'failed', 'skipped')
        and not bullpen.task_waiting(dt.tenant_id, dt.id)
   loop
     perform bullpen.notify(v.tenant_id, v.assignee_actor_id, 'task.unblocked',
-      format('%s is unblocked: its last blocker %s is done', bullpen.coord_task_ref(v), v_ref),
+      format('%s is unblocked: its last blocker %s is %s', bullpen.coord_task_ref(v), v_ref, n.status),
       v.title, v.project_id, v.id);
   end loop;
 end
@@ -536,7 +536,7 @@ begin
     perform bullpen.notify_assigned(new);
   end if;
   perform bullpen.review_sync(new, old);
-  if new.status = 'done' and old.status is distinct from 'done' then
+  if new.status in ('done', 'skipped') and old.status not in ('done', 'skipped') then
     perform bullpen.wake_dependents(new);
   end if;
   return null;

@@ -48,7 +48,7 @@ begin
 
   select jsonb_build_object(
            'tasks', count(*)::int,
-           'open', (count(*) filter (where t.status not in ('done', 'cancelled', 'failed')))::int,
+           'open', (count(*) filter (where t.status not in ('done', 'cancelled', 'failed', 'skipped')))::int,
            'in_progress', (count(*) filter (where t.status = 'in_progress'))::int,
            'in_review', (count(*) filter (where t.status = 'in_review'))::int,
            'done', (count(*) filter (where t.status = 'done'))::int)
@@ -139,7 +139,7 @@ begin
       join public.tasks t on t.tenant_id = dep.tenant_id and t.id = dep.task_id
       join public.tasks dt on dt.tenant_id = dep.tenant_id and dt.id = dep.depends_on_task_id
      where dep.tenant_id = v_tenant and t.project_id = v_project.id
-       and t.status not in ('done', 'cancelled', 'failed') and dt.status <> 'done'
+       and t.status not in ('done', 'cancelled', 'failed', 'skipped') and dt.status not in ('done', 'skipped')
   ),
   r (task_id, depth) as (
     select distinct e.on_id, 1 from e where not exists (select 1 from e e2 where e2.task_id = e.on_id)

@@ -65,6 +65,10 @@ beforeAll(async () => {
   const c = ok(await S.human.call('comment_add', { object_type: 'task', object_id: 'PAY-2', body: 'Why "quotes"?', mentions: [S.agent.id] }));
   ok(await S.agent.call('comment_add', { object_type: 'task', object_id: 'PAY-2', body: 'Legacy API', parent_comment_id: c.comment_id }));
   ok(await S.agent.call('comment_add', { object_type: 'project', object_id: 'PAY', body: 'Kick-off notes' }));
+  // the task model's fields travel too: metadata, the manual order, skipped, notes and log lines
+  ok(await S.agent.call('task_create', { project_id: 'REF', title: 'Skipped work', meta: { team: 'infra', n: 3, deep: { a: [1, null] } }, order_index: 2.5, priority: 'high' }));
+  ok(await S.agent.call('task_update', { task_id: 'REF-3', patch: { status: 'skipped' }, note: 'not needed after all' }));
+  ok(await S.agent.call('comment_add', { object_type: 'task', object_id: 'REF-3', body: 'build 12 ok', kind: 'log', tags: ['ci'], meta: { build: 12 } }));
   // the memory and coordination rooms' records travel too
   ok(await S.agent.call('decision_log', { title: 'Use Postgres for the ledger', choice: 'Postgres 15, one schema per room', rationale: 'RLS and SKIP LOCKED', project_id: 'PAY', related_task_ids: ['PAY-1'], options: [{ label: 'Postgres' }, { label: 'SQLite', cons: ['one writer'] }] }));
   ok(await S.agent.call('knowledge_write', { title: 'Restart the consumer', body: 'systemctl restart invoice-consumer', kind: 'runbook', tags: ['ops'], related_task_ids: ['PAY-2'] }));
@@ -109,7 +113,7 @@ describe('the export', () => {
     expect(doc.counts).toMatchObject({ attachments: 1, stored_files: 1 });
     expect(doc.files).toHaveLength(1);
     expect(Buffer.from(doc.files![0].data, 'base64')).toEqual(Buffer.from(fileBytes));
-    expect(doc.counts).toMatchObject({ actors: 3, projects: 2, tasks: 5, task_dependencies: 2, comments: 4, decisions: 1, decision_tasks: 1, notes: 1, note_tasks: 1, skills: 1, handoffs: 1, handoff_recipients: 1 });
+    expect(doc.counts).toMatchObject({ actors: 3, projects: 2, tasks: 6, task_dependencies: 2, comments: 6, decisions: 1, decision_tasks: 1, notes: 1, note_tasks: 1, skills: 1, handoffs: 1, handoff_recipients: 1 });
     expect(doc.counts.notifications).toBeGreaterThanOrEqual(1);
     if (db.vector) expect(doc.counts.memory_embeddings).toBe(2);
     expect(doc.counts.activity).toBeGreaterThanOrEqual(12);
@@ -163,6 +167,15 @@ describe('import', () => {
     compared = { tables: Object.keys(a).length, rows: Object.values(a).reduce((n, rows) => n + rows.length, 0) };
     // activity: same rows in the same order, fresh sequence numbers
     expect(second.tables.activity.map((x) => x.verb)).toEqual(first.tables.activity.map((x) => x.verb));
+    // the task model's fields came back: metadata, manual order, skipped, a note and a log line
+    expect(second.tables.tasks.find((x) => x.title === 'Skipped work')).toMatchObject({
+      status: 'skipped', priority: 1, order_index: 2.5, meta: { team: 'infra', n: 3, deep: { a: [1, null] } },
+    });
+    const kinds = second.tables.comments.filter((x) => x.kind !== 'message').map((x) => [x.kind, x.tags, x.meta]);
+    expect(kinds.sort((p, q) => String(p[0]).localeCompare(String(q[0])))).toEqual([
+      ['log', ['ci'], { build: 12 }],
+      ['note', [], {}],
+    ]);
     // the source is untouched
     expect(content(await exportWith(db, S.slug))).toEqual(a);
   });
@@ -196,7 +209,7 @@ describe('import', () => {
   it('fills an existing empty workspace', async () => {
     await db.query(`insert into public.tenants (slug, name) values ('exp-empty', 'Empty')`);
     const r = await importWith(db, await exportWith(db, S.slug), { slug: 'exp-empty' });
-    expect(r).toMatchObject({ created_workspace: false, counts: { tasks: 5 } });
+    expect(r).toMatchObject({ created_workspace: false, counts: { tasks: 6 } });
   });
 
   it('loads into another database entirely (a fresh server): the second export equals the first, ids included, and every file downloads', async () => {

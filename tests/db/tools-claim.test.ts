@@ -36,9 +36,10 @@ describe('task_claim without task_id (claim the next ready task)', () => {
   it('claims the highest priority first, then the oldest, until the pool is empty', async () => {
     const t = await workspace();
     const [oldP2, newP0, oldP0, p1] = await make(t, [{ title: 'old p2' }, { title: 'new p0', priority: 0 }, { title: 'old p0', priority: 0 }, { title: 'p1', priority: 1 }]);
-    // the same batch shares a created_at; give each its own age
+    // the same batch shares a created_at; give each its own age (and the manual order that age gives)
     for (const [id, minutes] of [[oldP2, 40], [newP0, 10], [oldP0, 30], [p1, 20]] as const) {
-      await db.query(`update public.tasks set created_at = now() - make_interval(mins => $2) where id = $1`, [id, minutes]);
+      await db.query(`update public.tasks set created_at = now() - make_interval(mins => $2),
+                        order_index = extract(epoch from now() - make_interval(mins => $2)) where id = $1`, [id, minutes]);
     }
     const order: string[] = [];
     for (let i = 0; i < 4; i++) {

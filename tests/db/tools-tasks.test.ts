@@ -247,17 +247,18 @@ describe('task_create_many', () => {
   });
 });
 
-type Status = 'backlog' | 'todo' | 'in_progress' | 'in_review' | 'blocked' | 'done' | 'failed' | 'cancelled';
-const STATUSES: Status[] = ['backlog', 'todo', 'in_progress', 'in_review', 'blocked', 'done', 'failed', 'cancelled'];
+type Status = 'backlog' | 'todo' | 'in_progress' | 'in_review' | 'blocked' | 'done' | 'failed' | 'cancelled' | 'skipped';
+const STATUSES: Status[] = ['backlog', 'todo', 'in_progress', 'in_review', 'blocked', 'done', 'failed', 'cancelled', 'skipped'];
 const ALLOWED: Record<Status, Status[]> = {
-  backlog: ['todo', 'in_progress', 'cancelled'],
-  todo: ['in_progress', 'blocked', 'backlog', 'cancelled'],
+  backlog: ['todo', 'in_progress', 'cancelled', 'skipped'],
+  todo: ['in_progress', 'blocked', 'backlog', 'cancelled', 'skipped'],
   in_progress: ['in_review', 'done', 'todo', 'failed', 'blocked', 'cancelled'],
   in_review: ['done', 'todo', 'in_review', 'failed', 'cancelled'],
   done: ['todo'],
   failed: ['todo', 'backlog', 'cancelled'],
   blocked: ['todo', 'backlog', 'cancelled'],
   cancelled: ['backlog', 'todo'],
+  skipped: ['backlog', 'todo'],
 };
 /** Moves after creation (todo, or backlog) that bring a fresh task to each status. */
 const PATH: Record<Status, Status[]> = {
@@ -269,6 +270,7 @@ const PATH: Record<Status, Status[]> = {
   failed: ['in_progress', 'failed'],
   blocked: ['blocked'],
   cancelled: ['cancelled'],
+  skipped: ['skipped'],
 };
 const REOPEN: Status[] = ['done', 'cancelled'];
 
@@ -333,9 +335,9 @@ describe('task_update', () => {
     const forbidden = cases.filter(([from, to]) => !ALLOWED[from].includes(to));
 
     it('has every pair of distinct statuses covered', () => {
-      expect(cases).toHaveLength(56);
-      expect(allowed.length + forbidden.length).toBe(56);
-      expect(allowed).toHaveLength(26);
+      expect(cases).toHaveLength(72);
+      expect(allowed.length + forbidden.length).toBe(72);
+      expect(allowed).toHaveLength(30);
     });
 
     it.each(allowed.filter(([from]) => !REOPEN.includes(from)))('allows %s → %s', async (from, to) => {

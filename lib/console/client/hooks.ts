@@ -63,7 +63,7 @@ export function useColumns(projectId: string | undefined, statuses: readonly Tas
       queryKey: keys.board(projectId ?? '', status),
       queryFn: async (): Promise<Column> => {
         const started = performance.now();
-        const col = await readAll<TaskRow>('task_query', { project_id: projectId, status: [status], limit: 500, order_by: 'priority' }, 'tasks', COLUMN_CAP);
+        const col = await readAll<TaskRow>('task_query', { project_id: projectId, status: [status], limit: 500, order: 'manual' }, 'tasks', COLUMN_CAP);
         return { ...col, rows: reconcileColumn(projectId!, status, col.rows, started) };
       },
       enabled: ready && !!projectId && open(status),

@@ -104,7 +104,7 @@ export function useUpdateTask() {
       const drawerKeys = qc.getQueryCache().findAll({ queryKey: ['task'] }).filter((q) => (q.state.data as TaskDetail | undefined)?.task.id === task.id);
       const before = drawerKeys.map((q) => [q.queryKey, q.state.data] as const);
       for (const q of drawerKeys) {
-        qc.setQueryData<TaskDetail>(q.queryKey, (d) => (d ? { ...d, task: { ...d.task, ...(patch as Partial<TaskFull>) } } : d));
+        qc.setQueryData<TaskDetail>(q.queryKey, (d) => (d ? { ...d, task: { ...d.task, ...(patch as Partial<TaskFull>), ...metaAfter(d.task, patch) } } : d));
       }
       try {
         const res = await writeTool<{ task: TaskFull }>('task_update', { task_id: task.id, patch });
@@ -118,6 +118,47 @@ export function useUpdateTask() {
         done();
         void refreshTasks(qc, [task.id]);
         return false;
+      }
+    },
+    [qc, toast],
+  );
+}
+
+/** What a meta patch leaves, as the server merges it: keys replaced, a null value drops its key. */
+function metaAfter(task: TaskFull, patch: Record<string, unknown>): Partial<TaskFull> {
+  const m = patch.meta;
+  if (!m || typeof m !== 'object') return {};
+  const out: Record<string, unknown> = { ...task.meta };
+  for (const [k, v] of Object.entries(m)) {
+    if (v === null) delete out[k];
+    else out[k] = v;
+  }
+  return { meta: out };
+}
+
+/**
+ * Reorders a card within its column: one task_update of order_index (the midpoint between its new
+ * neighbours, so no other card is written). The board shows the new place at once; other viewers
+ * see it from the change feed (the task.updated event re-reads the row, and columns sort by it).
+ */
+export function useReorderTask() {
+  const qc = useQueryClient();
+  const toast = useToast();
+  return useCallback(
+    async (task: TaskRow, orderIndex: number): Promise<boolean> => {
+      if (orderIndex === task.order_index) return true;
+      const done = beginWrite(task.id);
+      placeRow(qc, { ...task, order_index: orderIndex });
+      try {
+        const res = await writeTool<{ task: TaskFull }>('task_update', { task_id: task.id, patch: { order_index: orderIndex } });
+        placeRow(qc, res.task);
+        return true;
+      } catch (err) {
+        toast.error(err);
+        return false;
+      } finally {
+        done();
+        void refreshTasks(qc, [task.id]);
       }
     },
     [qc, toast],
