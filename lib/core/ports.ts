@@ -20,7 +20,11 @@ export interface ToolDb {
 export type QueryEmbedder = (text: string) => Promise<{ vector: number[]; model: string }>;
 
 /** The services the contract uses but does not implement; the wiring layer provides them once. */
-export type CorePorts = { embedQuery: QueryEmbedder };
+export type CorePorts = {
+  embedQuery: QueryEmbedder;
+  /** Forgets this process's cached belief in an actor's keys (a deactivation must bite at once). */
+  forgetActorKeys: (actorId: string) => void;
+};
 
 const KEY = Symbol.for('bullpen.core-ports');
 type Holder = { [KEY]?: Partial<CorePorts> };

@@ -3,6 +3,7 @@ import { defineTool } from './tool';
 import {
   acceptanceCriteria,
   actorRef,
+  capabilities,
   cursor,
   docs,
   idempotencyKey,
@@ -48,6 +49,7 @@ const taskFields = {
   labels: z.array(label).max(20).optional(),
   acceptance_criteria: acceptanceCriteria.optional(),
   requires_evidence: z.boolean().optional(),
+  requires_capabilities: capabilities.optional().meta(docs('only actors with all of them claim it')),
   reviewer_actor_id: actorRef.optional(),
   status: z.enum(['backlog', 'todo']).optional().meta(docs('default todo; backlog parks it')),
 };
@@ -108,6 +110,7 @@ export const taskUpdateInput = z.strictObject({
       labels: z.array(label).max(20).optional(),
       acceptance_criteria: acceptanceCriteria.optional(),
       requires_evidence: z.boolean().optional(),
+      requires_capabilities: capabilities.optional(),
       reviewer_actor_id: nullableActorRef.optional(),
       allow_reopen: z.boolean().optional().meta(docs('needed to move a done or cancelled task')),
       expected_status: taskStatus.optional().meta(docs('CONFLICT unless still in this status')),
@@ -222,7 +225,7 @@ export const taskClaimOutput = z.discriminatedUnion('claimed', [
   }),
   writeResult({
     claimed: z.literal(false),
-    reason: z.enum(['pool_empty', 'no_match']),
+    reason: z.enum(['pool_empty', 'no_match', 'paused', 'at_capacity', 'deactivated']).describe('paused, at_capacity: your status or max_concurrent_tasks'),
     hint: z.string(),
     waited_ms: waitedMs,
   }),
@@ -238,6 +241,22 @@ export type TaskReleaseInput = z.infer<typeof taskReleaseInput>;
 
 export const taskReleaseOutput = writeResult({ released: z.literal(true), task: taskFull });
 export type TaskReleaseOutput = z.infer<typeof taskReleaseOutput>;
+
+export const taskRecoverInput = z.strictObject({
+  task_id: taskRef,
+  to_status: z.enum(['todo', 'failed', 'in_review']),
+  note: z.string().min(1).max(4000).describe('why: kept in the thread and the log'),
+  idempotency_key: idempotencyKey.optional(),
+});
+export type TaskRecoverInput = z.infer<typeof taskRecoverInput>;
+
+export const taskRecoverOutput = writeResult({
+  task: taskFull,
+  previous_status: taskStatus,
+  previous_holder_actor_id: id.nullable().describe('told by a notification'),
+  lease_was_live: z.boolean(),
+});
+export type TaskRecoverOutput = z.infer<typeof taskRecoverOutput>;
 
 export const taskTools = [
   defineTool({
@@ -331,6 +350,18 @@ export const taskTools = [
     kind: 'write',
     idempotency: 'explicit',
     wait: { topic: 'work', empty: (r) => r.claimed === false && r.reason === 'pool_empty' },
+  }),
+  defineTool({
+    name: 'task_recover',
+    room: 'tasks',
+    title: 'Recover a stuck task',
+    description:
+      'Forces a stuck task to todo, failed or in_review and ends its lease; agents only past a lapsed or idle holder. Returns {task}. Use when work is stranded.',
+    input: taskRecoverInput,
+    output: taskRecoverOutput,
+    kind: 'write',
+    idempotency: 'derived',
+    destructive: false,
   }),
   defineTool({
     name: 'task_release',

@@ -158,7 +158,8 @@ declare
   v_edit text;
 begin
   if new.status is distinct from old.status then
-    if not (new.status = any (bullpen.task_transitions(old.status))) then
+    if not (new.status = any (bullpen.task_transitions(old.status)))
+       and coalesce(current_setting('bullpen.recovering', true), '') <> 'on' then -- task_recover (0022) forces it
       perform bullpen.fail('INVALID_TRANSITION', format('cannot move a task from %s to %s', old.status, new.status),
         format('from %s a task may move to: %s', old.status, array_to_string(bullpen.task_transitions(old.status), ', ')),
         jsonb_build_object('from', old.status, 'to', new.status, 'allowed', to_jsonb(bullpen.task_transitions(old.status))));
@@ -413,6 +414,7 @@ begin
           bullpen.require_actor_in_tenant(bullpen.uuid_arg(p, 'reviewer_actor_id'), p_field || 'reviewer_actor_id'),
           bullpen.actor_id())
   returning * into v_task;
+  v_task := bullpen.task_set_requirements(v_task, p); -- routing (0022)
   for v_dep in select * from jsonb_array_elements(coalesce(p -> 'depends_on', '[]')) loop
     if jsonb_typeof(v_dep) = 'object' then
       v_idx := (v_dep ->> 'batch_index')::int;
@@ -543,6 +545,7 @@ begin
     body = case when v_patch ? 'body' then coalesce(v_patch ->> 'body', '') else body end,
     priority = case when v_patch ? 'priority' then (v_patch ->> 'priority')::smallint else priority end,
     assignee_actor_id = case when v_patch ? 'assignee_actor_id' then (v_patch ->> 'assignee_actor_id')::uuid else assignee_actor_id end,
+    requires_capabilities = case when v_patch ? 'requires_capabilities' then bullpen.text_array(v_patch -> 'requires_capabilities') else requires_capabilities end,
     due_on = case when v_patch ? 'due_on' then (v_patch ->> 'due_on')::date else due_on end,
     labels = case when v_patch ? 'labels' then bullpen.text_array(v_patch -> 'labels') else labels end,
     acceptance_criteria = case when v_patch ? 'acceptance_criteria'
@@ -657,6 +660,7 @@ begin
        and (v_project is null or t.project_id = v_project)
        and (v_in_repos is null or t.project_id = any (v_in_repos))
        and (p ->> 'label' is null or (p ->> 'label') = any (t.labels))
+       and t.requires_capabilities <@ (select a.capabilities from public.actors a where a.tenant_id = v_tenant and a.id = v_me) -- routing (0022)
        and not exists (
              select 1 from public.task_dependencies d
                join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
@@ -682,6 +686,7 @@ begin
        and (v_project is null or t.project_id = v_project)
        and (v_in_repos is null or t.project_id = any (v_in_repos))
        and (p ->> 'label' is null or (p ->> 'label') = any (t.labels))
+       and t.requires_capabilities <@ (select a.capabilities from public.actors a where a.tenant_id = v_tenant and a.id = v_me) -- routing (0022)
        and (p_before.id is null or (t.priority, t.created_at, t.id) < (p_before.priority, p_before.created_at, p_before.id))
        and not exists (
              select 1 from public.task_dependencies d
@@ -710,6 +715,7 @@ declare
   v_extended boolean := false;
   v_exp public.tasks;
   v_in_repos uuid[];
+  v_refusal jsonb;
 begin
   v_replay := bullpen.idem_begin('task_claim', p);
   if v_replay is not null then
@@ -720,6 +726,11 @@ begin
     select * into v_task from public.tasks where tenant_id = v_tenant and id = v_task.id for update;
     if v_task.lease_actor_id = v_me and v_task.status = 'in_progress' then
       v_extended := true;
+    elsif cardinality(bullpen.missing_capabilities(v_task, v_me)) > 0 then -- routing (0022): what the task needs of its taker
+      perform bullpen.fail('NOT_CLAIMABLE', format('requires_capabilities: the task needs %s, which you lack',
+        array_to_string(bullpen.missing_capabilities(v_task, v_me), ', ')),
+        'claim work you can do, or add the capability with register_actor',
+        jsonb_build_object('missing_capabilities', to_jsonb(bullpen.missing_capabilities(v_task, v_me))));
     elsif v_task.status not in ('backlog', 'todo', 'in_progress') then
       perform bullpen.fail('NOT_CLAIMABLE', format('task is %s', v_task.status),
         case when v_task.status in ('done', 'cancelled') then 'reopen it with task_update (allow_reopen) first'
@@ -735,6 +746,11 @@ begin
         'reassign it with task_assign first, or claim unassigned work',
         jsonb_build_object('assignee_actor_id', v_task.assignee_actor_id));
     end if;
+    -- routing (0022): the actor's status and load limit (bullpen.claim_refusal), except when extending its own lease
+    v_refusal := case when not v_extended then bullpen.claim_refusal(v_tenant, v_me) end;
+    if v_refusal is not null then
+      perform bullpen.fail('NOT_CLAIMABLE', v_refusal ->> 'message', v_refusal ->> 'hint', v_refusal - 'message' - 'hint');
+    end if;
     v_blockers := bullpen.task_open_blockers(v_task.id);
     if v_blockers > 0 then
       perform bullpen.fail('NOT_CLAIMABLE', format('task waits on %s unfinished dependenc%s', v_blockers,
@@ -743,6 +759,12 @@ begin
         jsonb_build_object('open_blockers', v_blockers));
     end if;
   else
+    -- routing (0022): a paused, deactivated or full actor takes no new work (bullpen.claim_refusal)
+    v_refusal := bullpen.claim_refusal(v_tenant, v_me);
+    if v_refusal is not null then
+      return bullpen.idem_finish(p, jsonb_build_object('claimed', false, 'reason', v_refusal ->> 'reason',
+        'hint', (v_refusal ->> 'message') || '; ' || (v_refusal ->> 'hint')));
+    end if;
     if p ->> 'project_id' is not null then
       v_project := (bullpen.resolve_project(p ->> 'project_id')).id;
     end if;
@@ -774,6 +796,7 @@ begin
         select t.* into v_task from public.tasks t
          where t.tenant_id = v_tenant and t.status = 'todo'
            and (t.assignee_actor_id is null or t.assignee_actor_id = v_me)
+           and t.requires_capabilities <@ (select a.capabilities from public.actors a where a.tenant_id = v_tenant and a.id = v_me) -- routing (0022)
            and not exists (
                  select 1 from public.task_dependencies d
                    join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
