@@ -214,3 +214,42 @@ describe('another workspace', () => {
     fails(await u.other.call('task_claim', { task_id: id }), 'NOT_FOUND');
   });
 });
+
+describe('handoffs to many', () => {
+  it('to_capabilities reaches every active agent with all of them, fixed at creation and listed; zero recipients is refused naming the rule', async () => {
+    const t = await workspace();
+    const third = await t.addAgent('third');
+    const paused = await t.addAgent('paused');
+    ok(await register(t.human, await refOf(t.other), { capabilities: ['python', 'gpu'] }));
+    ok(await register(t.human, await refOf(third), { capabilities: ['python'] }));
+    ok(await register(t.human, await refOf(paused), { capabilities: ['python', 'gpu'], status: 'paused' }));
+    const h = ok(await t.agent.call('handoff_create', { to_capabilities: ['python', 'gpu'], title: 'who can train?', priority: 'high', tags: ['ml', 'q3'] }));
+    expect(h.handoff.to.map((a: { id: string }) => a.id)).toEqual([t.other.id]);
+    expect(h.handoff).toMatchObject({ priority: 'high', tags: ['ml', 'q3'], to_capabilities: ['python', 'gpu'] });
+    // fixed at creation: an agent gaining the capabilities later is not added
+    ok(await register(t.human, await refOf(third), { capabilities: ['python', 'gpu'] }));
+    expect(ok(await third.call('inbox', {})).items).toEqual([]);
+    // both: named actors and capabilities, without duplicates
+    const both = ok(await t.agent.call('handoff_create', { to_actor_ids: [t.other.id], to_capabilities: ['gpu'], title: 'both' }));
+    expect(both.handoff.to.map((a: { id: string }) => a.id).sort()).toEqual([t.other.id, third.id].sort());
+    const err = fails(await t.agent.call('handoff_create', { to_capabilities: ['cobol'], title: 'anyone?' }), 'VALIDATION_ERROR');
+    expect(err.message).toContain('to_capabilities: no active agent');
+    fails(await t.agent.call('handoff_create', { title: 'nobody' }), 'VALIDATION_ERROR');
+  });
+
+  it('the inbox orders by priority, then age; handoff_query filters by priority and tags', async () => {
+    const t = await workspace();
+    const low = ok(await t.agent.call('handoff_create', { to_actor_ids: [t.other.id], title: 'low one', priority: 'low', tags: ['a'] }));
+    const normal = ok(await t.agent.call('handoff_create', { to_actor_ids: [t.other.id], title: 'normal one', tags: ['a', 'b'] }));
+    const urgent = ok(await t.agent.call('handoff_create', { to_actor_ids: [t.other.id], title: 'urgent one', priority: 'urgent' }));
+    const inbox = ok(await t.other.call('inbox', { kinds: ['handoff'] }));
+    expect(inbox.items.map((i: { id: string }) => i.id)).toEqual([urgent.handoff_id, normal.handoff_id, low.handoff_id]);
+    const byPriority = ok(await t.other.call('handoff_query', { priority: ['urgent', 'low'] }));
+    expect(byPriority.handoffs.map((h: { id: string }) => h.id).sort()).toEqual([urgent.handoff_id, low.handoff_id].sort());
+    const byTags = ok(await t.other.call('handoff_query', { tags: ['a', 'b'] }));
+    expect(byTags.handoffs.map((h: { id: string }) => h.id)).toEqual([normal.handoff_id]);
+    // another workspace sees none of them
+    const u = await workspace('RX');
+    expect(ok(await u.agent.call('handoff_query', { tags: ['a'] })).handoffs).toEqual([]);
+  });
+});
