@@ -20,9 +20,9 @@ import {
 import { handoffRow, id, inboxCounts, inboxItem, nextCursor, notificationRow, taskFull, waitedMs, writeResult } from './rows';
 
 export const handoffCreateInput = z.strictObject({
-  to_actor_ids: z.array(actorRef).max(50).optional().meta(docs('and/or to_capabilities')),
-  to_capabilities: capabilities.min(1).optional().meta(docs('every active agent with all of them')),
-  priority: handoffPriority.optional().meta(docs('default normal')),
+  to_actor_ids: z.array(actorRef).max(50).optional(),
+  to_capabilities: capabilities.min(1).optional(),
+  priority: handoffPriority.optional(),
   tags: z.array(tag).max(32).optional(),
   title: z.string().trim().min(1).max(500),
   kind: handoffKind.optional().meta(docs('default handoff')),
@@ -104,7 +104,7 @@ export const handoffQueryInput = z.strictObject({
   status: z.array(handoffStatus).max(4).optional(),
   type: z.array(handoffKind).max(5).optional(),
   priority: z.array(handoffPriority).max(4).optional(),
-  tags: z.array(tag).max(32).optional().meta(docs('has all of them')),
+  tags: z.array(tag).max(32).optional(),
   related_task_id: taskRef.optional(),
   related_project_id: projectRef.optional(),
   limit: limit(50, 200).optional(),

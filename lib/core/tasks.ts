@@ -49,7 +49,7 @@ const taskFields = {
   labels: z.array(label).max(20).optional(),
   acceptance_criteria: acceptanceCriteria.optional(),
   requires_evidence: z.boolean().optional(),
-  requires_capabilities: capabilities.optional().meta(docs('only actors with all of them claim it')),
+  requires_capabilities: capabilities.optional(),
   reviewer_actor_id: actorRef.optional(),
   status: z.enum(['backlog', 'todo']).optional().meta(docs('default todo; backlog parks it')),
 };
@@ -225,7 +225,7 @@ export const taskClaimOutput = z.discriminatedUnion('claimed', [
   }),
   writeResult({
     claimed: z.literal(false),
-    reason: z.enum(['pool_empty', 'no_match', 'paused', 'at_capacity', 'deactivated']).describe('paused, at_capacity: your status or max_concurrent_tasks'),
+    reason: z.enum(['pool_empty', 'no_match', 'paused', 'at_capacity', 'deactivated']),
     hint: z.string(),
     waited_ms: waitedMs,
   }),
@@ -245,7 +245,7 @@ export type TaskReleaseOutput = z.infer<typeof taskReleaseOutput>;
 export const taskRecoverInput = z.strictObject({
   task_id: taskRef,
   to_status: z.enum(['todo', 'failed', 'in_review']),
-  note: z.string().min(1).max(4000).describe('why: kept in the thread and the log'),
+  note: z.string().min(1).max(4000),
   idempotency_key: idempotencyKey.optional(),
 });
 export type TaskRecoverInput = z.infer<typeof taskRecoverInput>;
@@ -356,7 +356,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Recover a stuck task',
     description:
-      'Forces a stuck task to todo, failed or in_review and ends its lease; agents only past a lapsed or idle holder. Returns {task}. Use when work is stranded.',
+      'Forces a stuck task to todo, failed or in_review, ending its lease. Returns {task}. Use when a lease lapsed or its holder is gone.',
     input: taskRecoverInput,
     output: taskRecoverOutput,
     kind: 'write',

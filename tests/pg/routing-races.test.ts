@@ -89,7 +89,7 @@ describe('deactivation during a claim storm', () => {
         }
         if (isTarget && sawDeactivated) afterRefusals.push(env.claimed ? 'claimed' : String(env.reason));
         // the others give work back so they keep claiming; the target keeps what it takes
-        if (!isTarget && env.claimed) ok(await a.call('task_release', { task_id: env.task.id }));
+        if (!isTarget && env.claimed) ok(await a.call("task_release", { task_id: (env.task as { id: string }).id }));
       }
     };
     const workers = [
