@@ -66,6 +66,10 @@ const actorWork = {
   current_claim: z
     .strictObject({ task_id: id, ref: z.string(), title: z.string(), project_key: z.string(), lease_expires_at: timestamp })
     .nullable(),
+  live_leases: count.describe('live leases held now: its load against max_concurrent_tasks'),
+  leases: z
+    .array(z.strictObject({ task_id: id, ref: z.string(), title: z.string(), project_key: z.string(), lease_expires_at: timestamp }))
+    .describe('the live leases it holds (up to 20)'),
 };
 
 /** bullpen.actor_keys_json: what actor_query adds with include "keys" (people only). */
@@ -91,7 +95,7 @@ const actorKeys = {
 /** An actor as actor_query answers it: the work and keys sections are there when include asked. */
 export const actorQueryRow = actorRow
   .extend({ ...actorWork, ...actorKeys })
-  .partial({ last_active_at: true, open_tasks: true, current_claim: true, keys: true, pending_invites: true })
+  .partial({ last_active_at: true, open_tasks: true, current_claim: true, live_leases: true, leases: true, keys: true, pending_invites: true })
   .meta({ id: 'ActorWithDetail', description: 'An actor, with its work and keys where include asked for them.' });
 
 /** The actors page: actor_query with include ["work", "keys"]. */

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fails, freshDb, ok, seedTenant, type Actor, type Tenant, type TestDb } from '../helpers/db';
 import { authenticateKey } from '../../lib/server/auth';
 import { hashKey } from '../../lib/server/keys';
-import { mintKey } from '../../lib/server/workspace';
+import { mintKey, setAgentProfile } from '../../lib/server/workspace';
+import { exportWorkspace, importWorkspace } from '../../lib/server/export';
 
 /**
  * Routing work (issue 20, items 7–9): capabilities route claims, an agent's load limit and status,
@@ -251,5 +252,37 @@ describe('handoffs to many', () => {
     // another workspace sees none of them
     const u = await workspace('RX');
     expect(ok(await u.agent.call('handoff_query', { tags: ['a'] })).handoffs).toEqual([]);
+  });
+});
+
+describe('export, import and the CLI\'s path', () => {
+  it('an export keeps the routing fields of actors, tasks and handoffs, and an import restores them', async () => {
+    const t = await workspace('RE');
+    ok(await register(t.human, await refOf(t.other), { capabilities: ['gpu'], max_concurrent_tasks: 2, default_model: 'm-1', model_provider: 'p-1', status: 'paused' }));
+    await make(t, [{ title: 'needs gpu', requires_capabilities: ['gpu'] }], 'RE');
+    ok(await t.agent.call('handoff_create', { to_capabilities: ['gpu'], title: 'gpu anyone', priority: 'urgent', tags: ['ml'] }));
+    const doc = await exportWorkspace(db, t.slug);
+    const copy = await importWorkspace(db, doc, { slug: `${t.slug}-copy` });
+    const [actor] = await db.query<Record<string, unknown>>(
+      `select capabilities, max_concurrent_tasks, default_model, model_provider, status from public.actors where tenant_id = $1 and display_name = 'other'`,
+      [copy.workspace.id],
+    );
+    expect(actor).toEqual({ capabilities: ['gpu'], max_concurrent_tasks: 2, default_model: 'm-1', model_provider: 'p-1', status: 'paused' });
+    const [task] = await db.query<{ requires_capabilities: string[] }>(`select requires_capabilities from public.tasks where tenant_id = $1`, [copy.workspace.id]);
+    expect(task.requires_capabilities).toEqual(['gpu']);
+    const [h] = await db.query<Record<string, unknown>>(`select priority, tags, to_capabilities from public.handoffs where tenant_id = $1`, [copy.workspace.id]);
+    expect(h).toEqual({ priority: 'urgent', tags: ['ml'], to_capabilities: ['gpu'] });
+  });
+
+  it('bullpen agent pause/deactivate acts as the workspace owner, with the same rules and effects', async () => {
+    const t = await workspace('RC');
+    const [id] = await make(t, [{ title: 'held' }], 'RC');
+    ok(await t.other.call('task_claim', { task_id: id }));
+    const caps = await setAgentProfile(db, { workspace: t.slug, name: 'other', capabilities: ['python'], max_concurrent_tasks: 3, default_model: 'm' });
+    expect(caps.actor).toMatchObject({ capabilities: ['python'], max_concurrent_tasks: 3, default_model: 'm', status: 'active' });
+    const off = await setAgentProfile(db, { workspace: t.slug, name: 'other', status: 'deactivated' });
+    expect(off.actor.status).toBe('deactivated');
+    expect(off.released_task_ids).toEqual([id]);
+    await expect(setAgentProfile(db, { workspace: t.slug, name: 'nobody', status: 'paused' })).rejects.toThrow(/no agent "nobody"/);
   });
 });
