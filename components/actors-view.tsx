@@ -4,7 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
 import { useEffect, useState } from 'react';
-import { createAgentAction, inviteHumanAction, mintKeyAction, revokeKeyAction } from '@/lib/console/actions';
+import { createAgentAction, inviteHumanAction, mintKeyAction, revokeKeyAction, runToolAction } from '@/lib/console/actions';
 import { readActors, viaAction } from '@/lib/console/client/api';
 import { keys } from '@/lib/console/client/cache';
 import { useLiveChanges } from '@/lib/console/client/live';
@@ -112,6 +112,8 @@ function ActorTable({ rows, now, onKey }: { rows: ActorOverview[]; now: number; 
             <th className="px-3 py-2 font-medium">Name</th>
             <th className="px-3 py-2 font-medium">Last seen</th>
             <th className="px-3 py-2 font-medium">Open tasks</th>
+            {rows[0]?.kind !== 'human' && <th className="px-3 py-2 font-medium">Routing</th>}
+            {rows[0]?.kind !== 'human' && <th className="px-3 py-2 font-medium">Load</th>}
             <th className="px-3 py-2 font-medium">Working on</th>
             <th className="px-3 py-2 font-medium">{rows[0]?.kind === 'human' ? 'Access' : 'Keys'}</th>
           </tr>
@@ -134,8 +136,20 @@ function ActorTable({ rows, now, onKey }: { rows: ActorOverview[]; now: number; 
               </td>
               <td className="px-3 py-2.5 text-zinc-600"><TimeAgo at={a.last_active_at} now={now} /></td>
               <td className="px-3 py-2.5 tabular-nums text-zinc-600">{a.open_tasks}</td>
+              {a.kind !== 'human' && (
+                <td className="px-3 py-2.5" data-testid="actor-routing">
+                  <RoutingCell actor={a} />
+                </td>
+              )}
+              {a.kind !== 'human' && (
+                <td className="px-3 py-2.5 tabular-nums text-zinc-700" data-testid="actor-load" title="Live leases / max_concurrent_tasks">
+                  {a.live_leases} / {a.max_concurrent_tasks ?? '∞'}
+                </td>
+              )}
               <td className="px-3 py-2.5">
-                {a.current_claim ? (
+                {a.kind !== 'human' && a.leases.length > 0 ? (
+                  <LeaseList actor={a} now={now} />
+                ) : a.current_claim ? (
                   <Link href={`/projects/${a.current_claim.project_key}?task=${a.current_claim.ref}`} className="group block">
                     <span className="font-mono text-[11px] text-zinc-500">{a.current_claim.ref}</span>{' '}
                     <span className="text-zinc-800 group-hover:underline">{a.current_claim.title}</span>
@@ -156,7 +170,7 @@ function ActorTable({ rows, now, onKey }: { rows: ActorOverview[]; now: number; 
           ))}
           {rows.length === 0 && (
             <tr>
-              <td colSpan={5} className="px-3 py-4 text-center text-[13px] text-zinc-500">
+              <td colSpan={7} className="px-3 py-4 text-center text-[13px] text-zinc-500">
                 Nobody here yet.
               </td>
             </tr>
@@ -164,6 +178,113 @@ function ActorTable({ rows, now, onKey }: { rows: ActorOverview[]; now: number; 
         </tbody>
       </table>
     </div>
+  );
+}
+
+const STATUS_STYLE: Record<string, string> = {
+  active: 'bg-emerald-50 text-emerald-700 ring-emerald-100',
+  paused: 'bg-amber-50 text-amber-700 ring-amber-100',
+  deactivated: 'bg-zinc-100 text-zinc-500 ring-zinc-200',
+};
+
+/** Status, capabilities and model of an agent; owners pause, resume, deactivate and reactivate it here. */
+function RoutingCell({ actor }: { actor: ActorOverview }) {
+  const me = useMe();
+  const qc = useQueryClient();
+  const toast = useToast();
+  const [confirm, setConfirm] = useState(false);
+  const setStatus = async (status: 'active' | 'paused' | 'deactivated') => {
+    try {
+      const r = await viaAction<{ released_task_ids?: string[] }>(runToolAction('register_actor', { external_ref: actor.external_ref, kind: actor.kind, status }));
+      const n = r.released_task_ids?.length ?? 0;
+      toast.success(
+        `${actor.display_name} is ${status}`,
+        status === 'deactivated' ? `its keys stopped; ${n} lease${n === 1 ? '' : 's'} went back to the pool` : status === 'paused' ? 'it takes no new work until resumed' : 'it may take work again',
+      );
+      await qc.invalidateQueries({ queryKey: keys.overview });
+    } catch (err) {
+      toast.error(err);
+    }
+    setConfirm(false);
+  };
+  const btn = 'rounded px-1.5 py-0.5 text-[11px] hover:bg-zinc-100';
+  return (
+    <div className="space-y-1 text-[12px]">
+      <span data-testid="actor-status" data-status={actor.status} className={`inline-block rounded px-1.5 text-[10px] font-medium ring-1 ${STATUS_STYLE[actor.status] ?? ''}`}>
+        {actor.status}
+      </span>
+      {actor.capabilities.length > 0 && (
+        <div className="flex flex-wrap gap-1" data-testid="actor-capabilities">
+          {actor.capabilities.map((c) => (
+            <span key={c} className="rounded bg-zinc-100 px-1 font-mono text-[10px] text-zinc-600">{c}</span>
+          ))}
+        </div>
+      )}
+      {(actor.default_model || actor.model_provider) && (
+        <p data-testid="actor-model" className="text-[11px] text-zinc-500">
+          {actor.default_model ?? 'model unset'}
+          {actor.model_provider ? ` · ${actor.model_provider}` : ''}
+        </p>
+      )}
+      {me.is_owner && (
+        <div className="flex flex-wrap gap-1">
+          {actor.status === 'active' && (
+            <button onClick={() => void setStatus('paused')} data-testid="pause-agent" className={`${btn} text-amber-700`}>Pause</button>
+          )}
+          {actor.status === 'paused' && (
+            <button onClick={() => void setStatus('active')} data-testid="resume-agent" className={`${btn} text-emerald-700`}>Resume</button>
+          )}
+          {actor.status === 'deactivated' ? (
+            <button onClick={() => void setStatus('active')} data-testid="activate-agent" className={`${btn} text-emerald-700`}>Activate</button>
+          ) : confirm ? (
+            <>
+              <button onClick={() => void setStatus('deactivated')} data-testid="confirm-deactivate" className="rounded bg-red-600 px-1.5 py-0.5 text-[11px] font-medium text-white hover:bg-red-700">
+                Deactivate
+              </button>
+              <button onClick={() => setConfirm(false)} className={`${btn} text-zinc-500`}>Keep</button>
+            </>
+          ) : (
+            <button onClick={() => setConfirm(true)} data-testid="deactivate-agent" title="Stops its keys, releases its leases, tells senders of its handoffs" className={`${btn} text-red-600`}>
+              Deactivate…
+            </button>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** The leases an agent holds now; a person may recover each (task_recover to todo, with a note). */
+function LeaseList({ actor, now }: { actor: ActorOverview; now: number }) {
+  const qc = useQueryClient();
+  const toast = useToast();
+  const recover = async (taskId: string, ref: string) => {
+    const note = window.prompt(`Why recover ${ref} from ${actor.display_name}? (kept in the task's thread)`, `Recovered from ${actor.display_name} on the agents page`);
+    if (!note) return;
+    try {
+      await viaAction(runToolAction('task_recover', { task_id: taskId, to_status: 'todo', note }));
+      toast.success(`${ref} recovered`, 'back in the pool as todo; the holder was told');
+      await qc.invalidateQueries({ queryKey: keys.overview });
+    } catch (err) {
+      toast.error(err);
+    }
+  };
+  return (
+    <ul className="space-y-1" data-testid="actor-leases">
+      {actor.leases.map((l) => (
+        <li key={l.task_id} data-testid="actor-lease" className="flex items-baseline gap-1.5">
+          <Link href={`/projects/${l.project_key}?task=${l.ref}`} className="group min-w-0">
+            <span className="font-mono text-[11px] text-zinc-500">{l.ref}</span>{' '}
+            <span className="text-zinc-800 group-hover:underline">{l.title}</span>
+            <span className="block text-[11px] text-amber-700">{timeLeft(l.lease_expires_at, now)}</span>
+          </Link>
+          {/* the console is for people, who may recover any lease */}
+          <button onClick={() => void recover(l.task_id, l.ref)} data-testid="recover-lease" className="ml-auto shrink-0 rounded px-1.5 py-0.5 text-[11px] text-red-600 hover:bg-red-50">
+            Recover
+          </button>
+        </li>
+      ))}
+    </ul>
   );
 }
 

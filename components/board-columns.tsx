@@ -1,8 +1,12 @@
 'use client';
 
 import Link from 'next/link';
+import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useMemo, useRef, useState } from 'react';
-import type { Column } from '@/lib/console/client/cache';
+import { runToolAction } from '@/lib/console/actions';
+import { viaAction } from '@/lib/console/client/api';
+import { keys as cacheKeys, type Column } from '@/lib/console/client/cache';
+import { useToast } from '@/lib/console/client/toast';
 import { useColumns } from '@/lib/console/client/hooks';
 import { useLiveChanges } from '@/lib/console/client/live';
 import { useMoveTask, useReorderTask } from '@/lib/console/client/mutations';
@@ -46,6 +50,7 @@ export function BoardColumns({
   const now = useNow(30_000);
   const moveTask = useMoveTask();
   const reorderTask = useReorderTask();
+  const recover = useRecoverTask(projectId);
   const [expanded, setExpanded] = useState<Partial<Record<TaskStatus, boolean>>>({});
   const [phoneColumn, setPhoneColumn] = useState<TaskStatus | null>(null);
   const open = useColumns(projectId, OPEN_COLUMNS);
@@ -152,6 +157,7 @@ export function BoardColumns({
                     onFocusCard={onFocusCard}
                     onPointerDown={onPointerDown}
                     dragging={drag?.task.id === t.id}
+                    onRecover={recover}
                   />
                 ))}
               </BoardColumn>
@@ -179,6 +185,25 @@ function useFreshCards(projectId: string): Set<string> {
   return fresh.current;
 }
 
+/** A stale card's Recover: task_recover to todo with the person's note; the board refreshes. */
+function useRecoverTask(projectId: string): (t: TaskRow) => void {
+  const qc = useQueryClient();
+  const toast = useToast();
+  return useCallback(
+    (t: TaskRow) => {
+      const note = window.prompt(`Why recover ${t.ref}? (kept in its thread; the holder is told)`, 'Recovered from the board: nobody is working on it');
+      if (!note) return;
+      void viaAction(runToolAction('task_recover', { task_id: t.id, to_status: 'todo', note }))
+        .then(() => {
+          toast.success(`${t.ref} recovered`, 'back in todo, its lease ended');
+          return qc.invalidateQueries({ queryKey: cacheKeys.boardAll(projectId) });
+        })
+        .catch((err: unknown) => toast.error(err));
+    },
+    [qc, toast, projectId],
+  );
+}
+
 /** The rows of each column that pass the filters. */
 function useVisibleRows(columns: { status: TaskStatus; data: Column | undefined }[], filters: BoardFilters, now: number): Record<TaskStatus, TaskRow[]> {
   const me = useMe();
@@ -188,6 +213,7 @@ function useVisibleRows(columns: { status: TaskStatus; data: Column | undefined 
       (filters.assignee === 'anyone' ||
         (filters.assignee === 'me' ? t.assignee_actor_id === me.actor_id : filters.assignee === 'unassigned' ? !t.assignee_actor_id : t.assignee_actor_id === filters.assignee)) &&
       (!filters.label || t.labels.includes(filters.label)) &&
+      (!filters.capability || t.requires_capabilities.includes(filters.capability)) &&
       (!q || t.title.toLowerCase().includes(q) || t.ref.toLowerCase().includes(q)) &&
       (!filters.readyOnly || isReady(t, now));
   }, [filters, me.actor_id, now]);

@@ -6,8 +6,8 @@ import { OPEN_COLUMNS, type Actor } from '@/lib/console/types';
 import { TextOptions } from './form-parts';
 import { SearchIcon, XIcon } from './icons';
 
-export type BoardFilters = { assignee: string; label: string; q: string; readyOnly: boolean };
-export const NO_FILTERS: BoardFilters = { assignee: 'anyone', label: '', q: '', readyOnly: false };
+export type BoardFilters = { assignee: string; label: string; q: string; readyOnly: boolean; capability: string };
+export const NO_FILTERS: BoardFilters = { assignee: 'anyone', label: '', q: '', readyOnly: false, capability: '' };
 
 /** The board's filter bar: text, assignee, label, ready only. Wraps onto two lines on a phone. */
 export function FilterBar({
@@ -24,7 +24,8 @@ export function FilterBar({
   projectId: string | undefined;
 }) {
   const labels = useBoardLabels(projectId);
-  const active = filters.assignee !== 'anyone' || filters.label || filters.q || filters.readyOnly;
+  const capabilities = useBoardCapabilities(projectId);
+  const active = filters.assignee !== 'anyone' || filters.label || filters.q || filters.readyOnly || filters.capability;
   const selectClass = 'h-7 min-w-0 rounded-md border border-zinc-200 bg-white px-2 text-[12px] text-zinc-700 hover:border-zinc-300 focus:border-indigo-400 focus:outline-none';
   return (
     <div className="flex shrink-0 flex-wrap items-center gap-2 border-b border-zinc-200 px-3 py-2 md:px-4">
@@ -64,6 +65,12 @@ export function FilterBar({
         <option value="">All labels</option>
         <TextOptions values={labels} />
       </select>
+      {(capabilities.length > 0 || filters.capability) && (
+        <select aria-label="Capability" data-testid="filter-capability" value={filters.capability} onChange={(e) => onChange({ ...filters, capability: e.target.value })} className={selectClass}>
+          <option value="">Any capability</option>
+          <TextOptions values={capabilities} />
+        </select>
+      )}
       <button
         onClick={() => onChange({ ...filters, readyOnly: !filters.readyOnly })}
         aria-pressed={filters.readyOnly}
@@ -92,6 +99,16 @@ function useBoardLabels(projectId: string | undefined): string[] {
   return useMemo(() => {
     const set = new Set<string>();
     for (const d of datas) for (const r of d?.rows ?? []) for (const l of r.labels) set.add(l);
+    return [...set].sort();
+  }, datas);
+}
+
+/** Capabilities the loaded open tasks require, for the capability filter. */
+function useBoardCapabilities(projectId: string | undefined): string[] {
+  const datas = useColumns(projectId, OPEN_COLUMNS).map((c) => c.data);
+  return useMemo(() => {
+    const set = new Set<string>();
+    for (const d of datas) for (const r of d?.rows ?? []) for (const c of r.requires_capabilities ?? []) set.add(c);
     return [...set].sort();
   }, datas);
 }

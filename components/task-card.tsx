@@ -20,11 +20,15 @@ type Props = {
   /** Starts a pointer drag (the board decides when movement makes it one). */
   onPointerDown: (task: TaskRow, e: React.PointerEvent<HTMLDivElement>) => void;
   dragging: boolean;
+  /** Recovers a stale card (lease lapsed, or its holder paused or deactivated); absent: no action. */
+  onRecover?: (task: TaskRow) => void;
 };
 
 /** One task on the board: ref, title, priority, assignee, labels, blockers, checklist and lease. */
-export const TaskCard = memo(function TaskCard({ task, assignee, leaseHolder, now, focusable, selected, onOpen, onFocusCard, onPointerDown, dragging }: Props) {
+export const TaskCard = memo(function TaskCard({ task, assignee, leaseHolder, now, focusable, selected, onOpen, onFocusCard, onPointerDown, dragging, onRecover }: Props) {
   const leaseLive = !!task.lease && new Date(task.lease.expires_at).getTime() > now;
+  // stale: in progress with no live lease, or held by an agent that is not working (paused, deactivated)
+  const stale = task.status === 'in_progress' && (!leaseLive || (!!leaseHolder && leaseHolder.status !== 'active'));
   const done = task.criteria_total > 0 && task.criteria_met === task.criteria_total;
   return (
     <div
@@ -34,6 +38,7 @@ export const TaskCard = memo(function TaskCard({ task, assignee, leaseHolder, no
       data-task-id={task.id}
       data-ref={task.ref}
       data-status={task.status}
+      data-stale={stale ? 'true' : undefined}
       aria-label={`${task.ref} ${task.title}`}
       onClick={() => onOpen(task)}
       onFocus={() => onFocusCard(task.id)}
@@ -58,7 +63,7 @@ export const TaskCard = memo(function TaskCard({ task, assignee, leaseHolder, no
         </span>
       </div>
       <p className="mt-1 line-clamp-2 text-[13px] leading-snug font-medium text-zinc-800">{task.title}</p>
-      {(task.labels.length > 0 || task.criteria_total > 0 || leaseLive || task.due_on) && (
+      {(task.labels.length > 0 || task.criteria_total > 0 || leaseLive || stale || task.due_on) && (
         <div className="mt-1.5 flex flex-wrap items-center gap-1">
           {task.criteria_total > 0 && (
             <span data-testid="criteria" title="Acceptance criteria met" className={`inline-flex items-center gap-0.5 rounded px-1 text-[10px] font-medium ring-1 ${done ? 'bg-emerald-50 text-emerald-700 ring-emerald-100' : 'bg-zinc-50 text-zinc-600 ring-zinc-200'}`}>
@@ -70,6 +75,24 @@ export const TaskCard = memo(function TaskCard({ task, assignee, leaseHolder, no
             <span data-testid="lease" title={`Claimed by ${leaseHolder?.display_name ?? 'an actor'} until ${new Date(task.lease.expires_at).toLocaleTimeString()}`} className="inline-flex items-center gap-0.5 rounded bg-amber-50 px-1 text-[10px] font-medium text-amber-700 ring-1 ring-amber-100">
               <ClockIcon className="size-2.5" />
               <span className="max-w-[80px] truncate">{leaseHolder?.display_name ?? 'claimed'}</span>· {timeLeft(task.lease.expires_at, now)}
+            </span>
+          )}
+          {stale && (
+            <span data-testid="stale" title={leaseLive ? `${leaseHolder?.display_name ?? 'Its holder'} is ${leaseHolder?.status}` : 'The lease lapsed: nobody is working on it'} className="inline-flex items-center gap-1 rounded bg-red-50 px-1 text-[10px] font-medium text-red-700 ring-1 ring-red-100">
+              stale
+              {onRecover && (
+                <button
+                  data-testid="recover-task"
+                  onPointerDown={(e) => e.stopPropagation()}
+                  onClick={(e) => {
+                    e.stopPropagation();
+                    onRecover(task);
+                  }}
+                  className="rounded bg-white px-1 text-red-700 ring-1 ring-red-200 hover:bg-red-100"
+                >
+                  Recover
+                </button>
+              )}
             </span>
           )}
           {task.due_on && <span className="rounded px-1 text-[10px] text-zinc-500 ring-1 ring-zinc-200">due {task.due_on.slice(5)}</span>}

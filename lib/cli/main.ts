@@ -1,5 +1,5 @@
 import { parseScopes, ScopeError, describeScopes } from '../core/scopes';
-import { addAgent, parseDuration, UsageError } from '../server/workspace';
+import { addAgent, parseDuration, setAgentProfile, UsageError, type AgentProfile } from '../server/workspace';
 import { adminStep } from './server-file';
 import { commandArgs, printResult, usageExit } from './args';
 import { parseToolsets, toolsetNames } from '../core/toolsets';
@@ -18,7 +18,12 @@ Usage:
                  [--toolsets core,handoffs] [--new-key] [--json]
                                                    register an agent and mint its API key (scoped, expiring);
                                                    --toolsets puts the tools it lists into the MCP URL;
-                                                   an existing agent gets another key only with --new-key
+                                                   an existing agent gets another key only with --new-key;
+                 [--capabilities a,b] [--max-concurrent-tasks N] [--model M] [--provider P]
+                                                   what it can do, how much it holds at once, what it runs on
+  bullpen agent pause|resume|deactivate|activate NAME [--workspace SLUG] [--json]
+                                                   stop or restart its claims; deactivate also stops its keys,
+                                                   releases its leases and tells senders of its handoffs
   bullpen key list | revoke KEY | rotate KEY [--grace 1h]
                                                    list, end or replace API keys (bullpen key --help)
   bullpen human invite NAME [--workspace SLUG] [--email ADDRESS] [--json]
@@ -52,7 +57,10 @@ function agentConfig(mcpUrl: string, key: string): string {
 async function agentAdd(argv: string[]): Promise<number> {
   const { values, positionals } = commandArgs(
     argv,
-    { workspace: { type: 'string', short: 'w' }, scopes: { type: 'string' }, expires: { type: 'string' }, toolsets: { type: 'string' }, 'new-key': { type: 'boolean' }, json: { type: 'boolean' } },
+    {
+      workspace: { type: 'string', short: 'w' }, scopes: { type: 'string' }, expires: { type: 'string' }, toolsets: { type: 'string' }, 'new-key': { type: 'boolean' }, json: { type: 'boolean' },
+      capabilities: { type: 'string' }, 'max-concurrent-tasks': { type: 'string' }, model: { type: 'string' }, provider: { type: 'string' },
+    },
     true,
   );
   if (values.help || positionals.length !== 1) {
@@ -66,7 +74,9 @@ async function agentAdd(argv: string[]): Promise<number> {
         '  --expires  the key stops working after this long: 90m, 12h, 30d. Omitted: never.\n' +
         '  --toolsets the tools the agent\u2019s MCP connection lists, put into the printed MCP URL\n' +
         `             (?toolsets=…): ${toolsetNames().join(', ')}; e.g. core,handoffs. Omitted: every tool.\n` +
-        '             The key\u2019s scopes still apply; guide() on any connection describes the other rooms.',
+        '             The key\u2019s scopes still apply; guide() on any connection describes the other rooms.\n' +
+        '  --capabilities  what it can do, comma-separated (python,gpu): claim-next offers it only tasks it can do\n' +
+        '  --max-concurrent-tasks N  live leases it may hold at once; --model, --provider: what it runs on',
       !!values.help,
     );
   }
@@ -100,6 +110,18 @@ async function agentAdd(argv: string[]): Promise<number> {
     // the refusal's hint says what to do instead (--new-key, key rotate)
     throw new Error(err.hint && !err.message.includes(err.hint) ? `${err.message}\n  ${err.hint}` : err.message);
   });
+  let profile: AgentProfile;
+  try {
+    profile = profileFlags(values);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    console.error(`bullpen: ${err.message}`);
+    return EXIT.USAGE;
+  }
+  if (Object.keys(profile).length > 0) {
+    const body = { name, ...(values.workspace ? { workspace: values.workspace } : {}), ...profile };
+    await adminStep('agent-profile', body, (db) => setAgentProfile(db, body));
+  }
   const mcpUrl = mcpUrlFor(base, toolsets.names);
   return printResult(
     values.json,
@@ -127,6 +149,46 @@ async function agentAdd(argv: string[]): Promise<number> {
       '',
       agentConfig(mcpUrl, result.api_key),
     ].join('\n'),
+  );
+}
+
+/** --capabilities, --max-concurrent-tasks, --model, --provider as register_actor fields. Throws UsageError. */
+function profileFlags(values: Record<string, unknown>): AgentProfile {
+  const out: AgentProfile = {};
+  if (typeof values.capabilities === 'string') out.capabilities = values.capabilities.split(',').map((c) => c.trim()).filter(Boolean);
+  const max = values['max-concurrent-tasks'];
+  if (typeof max === 'string') {
+    const n = Number(max);
+    if (!Number.isInteger(n) || n < 1 || n > 1000) throw new UsageError(`--max-concurrent-tasks: a whole number from 1 to 1000, got ${max}`);
+    out.max_concurrent_tasks = n;
+  }
+  if (typeof values.model === 'string') out.default_model = values.model;
+  if (typeof values.provider === 'string') out.model_provider = values.provider;
+  return out;
+}
+
+const STATUS_VERBS = { pause: 'paused', resume: 'active', deactivate: 'deactivated', activate: 'active' } as const;
+
+/** bullpen agent pause|resume|deactivate|activate NAME: an owner's status change, as the console makes it. */
+async function agentStatus(verb: keyof typeof STATUS_VERBS, argv: string[]): Promise<number> {
+  const { values, positionals } = commandArgs(argv, { workspace: { type: 'string', short: 'w' }, json: { type: 'boolean' } }, true);
+  if (values.help || positionals.length !== 1) {
+    return usageExit(
+      `Usage: bullpen agent ${verb} NAME [--workspace SLUG] [--json]\n\n` +
+        'pause: its claims answer "paused" (everything else works); resume: it takes work again.\n' +
+        'deactivate: its keys stop at once, its leases go back to the pool with a note, senders of its open\n' +
+        'handoffs are told. activate: it may work again (released leases stay released).',
+      !!values.help,
+    );
+  }
+  const body = { name: positionals[0], ...(values.workspace ? { workspace: values.workspace } : {}), status: STATUS_VERBS[verb] };
+  const { result } = await adminStep('agent-profile', body, (db) => setAgentProfile(db, body));
+  const released = result.released_task_ids.length;
+  return printResult(
+    values.json,
+    result,
+    `Agent "${String(result.actor.display_name)}" is ${String(result.actor.status)} in workspace ${result.workspace.slug}.` +
+      (verb === 'deactivate' ? ` Released ${released} lease${released === 1 ? '' : 's'}; told the senders of ${result.marked_handoff_ids.length} open handoff${result.marked_handoff_ids.length === 1 ? '' : 's'}.` : ''),
   );
 }
 
@@ -217,6 +279,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (cmd === 'start') return await startCmd(argv.slice(1));
     if (cmd === 'agent' && sub === 'add') return await agentAdd(rest);
+    if (cmd === 'agent' && sub in STATUS_VERBS) return await agentStatus(sub as keyof typeof STATUS_VERBS, rest);
     if (cmd === 'key') return await (await import('./keys')).keyCommand(sub, rest);
     if (cmd === 'human' && sub === 'invite') return await (await import('./human')).humanInvite(rest);
     if (cmd === 'skills' && sub === 'sync') return await skillsSync(rest);

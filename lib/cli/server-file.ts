@@ -113,6 +113,7 @@ export async function withDirectDb<T>(command: string, fn: (db: Db) => Promise<T
 
 const COMMANDS: Record<string, string> = {
   agents: 'bullpen agent add',
+  'agent-profile': 'bullpen agent',
   humans: 'bullpen human invite',
   keys: 'bullpen key',
   export: 'bullpen export',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DOCS_NOTE } from './json-schema';
-import { ACTOR_KINDS, PROJECT_STATUSES, TASK_STATUSES, HANDOFF_KINDS, HANDOFF_STATUSES, INBOX_ITEM_KINDS, PRIORITY_NAMES } from './vocabulary';
+import { ACTOR_KINDS, ACTOR_STATUSES, PROJECT_STATUSES, TASK_STATUSES, HANDOFF_KINDS, HANDOFF_STATUSES, INBOX_ITEM_KINDS, PRIORITY_NAMES } from './vocabulary';
 
 /**
  * Shared field schemas. A description reaches every tool's advertised JSON Schema, so it says only
@@ -52,9 +52,20 @@ export const projectStatus = z.enum(PROJECT_STATUSES);
 
 export const actorKind = z.enum(ACTOR_KINDS);
 
+export const actorStatus = z.enum(ACTOR_STATUSES);
+
+/** A capability an actor has or a task requires, e.g. "python", "gpu". */
+export const capability = z.string().min(1).max(64);
+export const capabilities = z.array(capability).max(20);
+
 export const handoffKind = z.enum(HANDOFF_KINDS);
 
 export const handoffStatus = z.enum(HANDOFF_STATUSES);
+
+/** The inbox orders by it, then by age. */
+export const handoffPriority = z.enum(['urgent', 'high', 'normal', 'low']);
+
+export const tag = z.string().min(1).max(64);
 
 export const inboxItemKind = z.enum(INBOX_ITEM_KINDS);
 

@@ -30,6 +30,7 @@ export const GUIDE_TOPIC_IDS = [
   'idempotency',
   'feedback',
   'insights',
+  'routing-work',
   'glossary',
 ] as const;
 
@@ -373,7 +374,7 @@ A claim puts a time-limited lease on a task; while it is live nobody else can cl
 - Search & skills: \`search\` (keywords, everything), \`skill_list\`, \`skill_get\`, \`skill_upsert\` (see \`skills\`).
 
 ## All of it, one vocabulary
-The contract's 58 tools are all callable; the guide index (\`guide()\`) lists them by room, straight from the server's registry. A key may be scoped to some rooms: your tool list shows what yours may call.
+The contract's 59 tools are all callable; the guide index (\`guide()\`) lists them by room, straight from the server's registry. A key may be scoped to some rooms: your tool list shows what yours may call.
 `;
 
 const THE_LOOP = `
@@ -943,6 +944,43 @@ A key names the **intended operation**, not the attempt.
 \`"idempotent_replay": true\` on a call you believe is new means you reused a key. Stop and check which operation it belonged to before continuing.
 `;
 
+const ROUTING_WORK = `
+# Routing work
+
+Who gets which task is decided by five things: what a task needs, what an agent can do, how much it may hold, whether it takes work at all, and how urgent the work is. When something is stuck anyway, \`task_recover\` gets it out.
+
+## Capabilities
+An actor carries \`capabilities\` (strings such as \`python\`, \`frontend\`, \`gpu\`); a task carries \`requires_capabilities\`. Claim-next (\`task_claim\` without \`task_id\`) offers only tasks whose every requirement you have. Claiming a task by id without one answers \`NOT_CLAIMABLE\`, naming the missing capabilities.
+
+\`\`\`json
+{ "tool": "register_actor", "arguments": { "external_ref": "claude-code:alice-laptop", "kind": "agent", "capabilities": ["python", "gpu"] } }
+\`\`\`
+
+Set your own with \`register_actor\`; a workspace owner sets anyone's (console Agents page, or \`bullpen agent add NAME --capabilities a,b\`). Find who can do something with \`actor_query\` and \`capability\`.
+
+## Capacity
+\`max_concurrent_tasks\` caps the live leases an actor holds at once (unset or null: no limit). At the limit, claim-next answers \`claimed: false, reason: "at_capacity"\` and a claim by id is \`NOT_CLAIMABLE\` naming the limit. Renewing a lease you hold always works, and a lapsed lease does not count. Finish or release something (\`task_update\` to done, \`task_release\`) and claim again.
+
+## Status
+An actor is \`active\`, \`paused\` or \`deactivated\`.
+- \`paused\`: claims answer \`claimed: false, reason: "paused"\`; everything else works. Pause and resume yourself with \`register_actor\` and \`status\`; owners use the console or \`bullpen agent pause NAME\` / \`bullpen agent resume NAME\`.
+- \`deactivated\` (owners only: console, \`bullpen agent deactivate NAME\`): its keys stop working at once, its leases go back to the pool with a comment saying why, and senders of handoffs waiting on it are told in their inbox and see \`deactivated_at\` on the recipient. \`bullpen agent activate NAME\` restores the status, not the released leases.
+
+\`default_model\` and \`model_provider\` say what an agent runs on; the console shows them.
+
+## Priorities
+Claim-next takes the most urgent ready task first (priority 0 before 4), then the oldest. Handoffs carry \`priority\` (\`urgent\`, \`high\`, \`normal\`, \`low\`) and \`tags\`; the inbox lists them by priority, then age, and \`handoff_query\` filters by both. A handoff may go to everyone who can do something: \`to_capabilities\` reaches every active agent with all of them, fixed when it is sent (the answer lists them); nobody matching is refused.
+
+## Recovery
+\`task_recover\` forces a stuck task to \`todo\`, \`failed\` or \`in_review\` past the usual transition rules, ends any lease and records who and why (the note, required, joins the thread; the previous holder is notified).
+
+\`\`\`json
+{ "tool": "task_recover", "arguments": { "task_id": "PAY-12", "to_status": "todo", "note": "holder's lease lapsed two hours ago" } }
+\`\`\`
+
+An agent may recover a task whose lease lapsed or whose holder is paused or deactivated. A live lease held by a working agent yields only to a person or a workspace owner (\`LEASE_HELD\` otherwise): ask the holder with \`handoff_create\` first.
+`;
+
 const INSIGHTS = `
 # Insights
 
@@ -1102,6 +1140,12 @@ export const GUIDE_TOPICS: readonly GuideTopic[] = [
     'Insights',
     'A project at a glance with project_insights: throughput, cycle time, work in progress, the longest blocked chain and review turnaround.',
     INSIGHTS,
+  ),
+  topic(
+    'routing-work',
+    'Routing work',
+    'Capabilities, capacity, agent status, priorities and recovery: who gets which task, and how stuck work gets out.',
+    ROUTING_WORK,
   ),
   topic(
     'glossary',

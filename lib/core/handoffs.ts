@@ -2,14 +2,17 @@ import { z } from 'zod';
 import { defineTool } from './tool';
 import {
   actorRef,
+  capabilities,
   cursor,
   docs,
   handoffKind,
+  handoffPriority,
   handoffStatus,
   idempotencyKey,
   inboxItemKind,
   limit,
   projectRef,
+  tag,
   taskRef,
   uuid,
   waitSeconds,
@@ -17,7 +20,10 @@ import {
 import { handoffRow, id, inboxCounts, inboxItem, nextCursor, notificationRow, taskFull, waitedMs, writeResult } from './rows';
 
 export const handoffCreateInput = z.strictObject({
-  to_actor_ids: z.array(actorRef).min(1).max(50),
+  to_actor_ids: z.array(actorRef).max(50).optional(),
+  to_capabilities: capabilities.min(1).optional(),
+  priority: handoffPriority.optional(),
+  tags: z.array(tag).max(32).optional(),
   title: z.string().trim().min(1).max(500),
   kind: handoffKind.optional().meta(docs('default handoff')),
   body: z.string().max(100_000).optional(),
@@ -97,6 +103,8 @@ export const handoffQueryInput = z.strictObject({
     .meta(docs('from_me: sent by you; default any')),
   status: z.array(handoffStatus).max(4).optional(),
   type: z.array(handoffKind).max(5).optional(),
+  priority: z.array(handoffPriority).max(4).optional(),
+  tags: z.array(tag).max(32).optional(),
   related_task_id: taskRef.optional(),
   related_project_id: projectRef.optional(),
   limit: limit(50, 200).optional(),

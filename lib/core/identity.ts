@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { actorKind, cursor, docs, idempotencyKey, limit } from './fields';
+import { corePort } from './ports';
+import { actorKind, actorStatus, cursor, docs, idempotencyKey, limit } from './fields';
 import { activityEntry, actorQueryRow, actorRow, id, inboxCounts, inboxItem, nextCursor, projectStub, taskRow, timestamp, writeResult } from './rows';
 import { activityReadable } from './scope-rooms';
 
@@ -67,11 +68,20 @@ export const registerActorInput = z.strictObject({
   group: z.string().min(1).max(100).optional().meta(docs('e.g. "backend"')),
   role: z.string().min(1).max(100).optional().meta(docs('e.g. "reviewer"')),
   capabilities: z.array(z.string().min(1).max(64)).max(50).optional(),
+  max_concurrent_tasks: z.number().int().min(1).max(1000).nullable().optional(),
+  status: actorStatus.optional(),
+  default_model: z.string().min(1).max(200).nullable().optional(),
+  model_provider: z.string().min(1).max(100).nullable().optional(),
   idempotency_key: idempotencyKey.optional(),
 });
 export type RegisterActorInput = z.infer<typeof registerActorInput>;
 
-export const registerActorOutput = writeResult({ actor: actorRow, created: z.boolean() });
+export const registerActorOutput = writeResult({
+  actor: actorRow,
+  created: z.boolean(),
+  released_task_ids: z.array(id).optional().describe('on deactivation: leases given back to the pool'),
+  marked_handoff_ids: z.array(id).optional().describe('on deactivation: waiting handoffs, their senders told'),
+});
 export type RegisterActorOutput = z.infer<typeof registerActorOutput>;
 
 export const actorQueryInput = z.strictObject({
@@ -116,6 +126,12 @@ export const identityTools = [
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,
+    // a deactivated actor's keys stop working at once: this process forgets its cached keys
+    narrow: (out) => {
+      const actor = out.actor as { id?: string; status?: string } | undefined;
+      if (actor?.id && actor.status === 'deactivated') corePort('forgetActorKeys')?.(actor.id);
+      return out;
+    },
   }),
   defineTool({
     name: 'actor_query',

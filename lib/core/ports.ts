@@ -38,7 +38,12 @@ export type ReadyTask = {
 export type ReadyAfter = (db: ToolDb, tenantId: string, taskIds: string[]) => Promise<ReadyTask[]>;
 
 /** The services the contract uses but does not implement; the wiring layer provides them once. */
-export type CorePorts = { embedQuery: QueryEmbedder; readyAfter: ReadyAfter };
+export type CorePorts = {
+  embedQuery: QueryEmbedder;
+  readyAfter: ReadyAfter;
+  /** Forgets this process's cached belief in an actor's keys (a deactivation must bite at once). */
+  forgetActorKeys: (actorId: string) => void;
+};
 
 const KEY = Symbol.for('bullpen.core-ports');
 type Holder = { [KEY]?: Partial<CorePorts> };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { actorKind, handoffKind, handoffStatus, projectStatus, taskStatus } from './fields';
+import { actorKind, actorStatus, handoffKind, handoffPriority, handoffStatus, projectStatus, taskStatus } from './fields';
 
 /**
  * The shapes the RPCs answer with, written once. Tool outputs (the `output` beside each `input`)
@@ -49,6 +49,10 @@ export const actorRow = z
     role: z.string().nullable(),
     capabilities: z.array(z.string()),
     is_owner: z.boolean(),
+    status: actorStatus,
+    max_concurrent_tasks: z.number().int().nullable().describe('live leases it may hold at once; null: no limit'),
+    default_model: z.string().nullable(),
+    model_provider: z.string().nullable(),
     last_seen_at: timestamp.nullable(),
     created_at: timestamp,
   })
@@ -62,6 +66,10 @@ const actorWork = {
   current_claim: z
     .strictObject({ task_id: id, ref: z.string(), title: z.string(), project_key: z.string(), lease_expires_at: timestamp })
     .nullable(),
+  live_leases: count.describe('live leases held now: its load against max_concurrent_tasks'),
+  leases: z
+    .array(z.strictObject({ task_id: id, ref: z.string(), title: z.string(), project_key: z.string(), lease_expires_at: timestamp }))
+    .describe('the live leases it holds (up to 20)'),
 };
 
 /** bullpen.actor_keys_json: what actor_query adds with include "keys" (people only). */
@@ -87,7 +95,7 @@ const actorKeys = {
 /** An actor as actor_query answers it: the work and keys sections are there when include asked. */
 export const actorQueryRow = actorRow
   .extend({ ...actorWork, ...actorKeys })
-  .partial({ last_active_at: true, open_tasks: true, current_claim: true, keys: true, pending_invites: true })
+  .partial({ last_active_at: true, open_tasks: true, current_claim: true, live_leases: true, leases: true, keys: true, pending_invites: true })
   .meta({ id: 'ActorWithDetail', description: 'An actor, with its work and keys where include asked for them.' });
 
 /** The actors page: actor_query with include ["work", "keys"]. */
@@ -174,6 +182,7 @@ export const taskRow = z
     labels: z.array(z.string()),
     acceptance_criteria: z.array(criterionRow),
     requires_evidence: z.boolean(),
+    requires_capabilities: z.array(z.string()).describe('what a claimer must have'),
     reviewer_actor_id: id.nullable(),
     created_by_actor_id: id.nullable(),
     created_at: timestamp,
@@ -478,7 +487,12 @@ export const handoffRow = z
     related_project_id: id.nullable(),
     from_actor_id: id,
     from: actorStub,
-    to: z.array(actorStub).describe('the recipients'),
+    to: z
+      .array(actorStub.extend({ deactivated_at: timestamp.nullable().describe('set when the recipient was deactivated while it waited') }))
+      .describe('the recipients, fixed at creation'),
+    to_capabilities: z.array(z.string()).describe('the capabilities it was addressed to, if any'),
+    priority: handoffPriority,
+    tags: z.array(z.string()),
     status: handoffStatus,
     claimed_by_actor_id: id.nullable(),
     claimed_by: actorStub.nullable(),

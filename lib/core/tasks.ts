@@ -3,6 +3,7 @@ import { defineTool } from './tool';
 import {
   acceptanceCriteria,
   actorRef,
+  capabilities,
   cursor,
   docs,
   idempotencyKey,
@@ -54,6 +55,7 @@ const taskFields = {
   labels: z.array(label).max(20).optional(),
   acceptance_criteria: acceptanceCriteria.optional(),
   requires_evidence: z.boolean().optional(),
+  requires_capabilities: capabilities.optional(),
   reviewer_actor_id: actorRef.optional(),
   status: z.enum(['backlog', 'todo']).optional().meta(docs('default todo; backlog parks it')),
   meta: meta.optional().meta(docs('JSON object, ≤16 KB')),
@@ -121,6 +123,7 @@ export const taskUpdateInput = z.strictObject({
       labels: z.array(label).max(20).optional(),
       acceptance_criteria: acceptanceCriteria.optional(),
       requires_evidence: z.boolean().optional(),
+      requires_capabilities: capabilities.optional(),
       reviewer_actor_id: nullableActorRef.optional(),
       meta: meta.nullable().optional(),
       order_index: orderIndex.optional(),
@@ -245,7 +248,7 @@ export const taskClaimOutput = z.discriminatedUnion('claimed', [
   }),
   writeResult({
     claimed: z.literal(false),
-    reason: z.enum(['pool_empty', 'no_match']),
+    reason: z.enum(['pool_empty', 'no_match', 'paused', 'at_capacity', 'deactivated']),
     hint: z.string(),
     waited_ms: waitedMs,
   }),
@@ -262,6 +265,22 @@ export type TaskReleaseInput = z.infer<typeof taskReleaseInput>;
 
 export const taskReleaseOutput = writeResult({ released: z.literal(true), task: taskFull });
 export type TaskReleaseOutput = z.infer<typeof taskReleaseOutput>;
+
+export const taskRecoverInput = z.strictObject({
+  task_id: taskRef,
+  to_status: z.enum(['todo', 'failed', 'in_review']),
+  note: z.string().min(1).max(4000),
+  idempotency_key: idempotencyKey.optional(),
+});
+export type TaskRecoverInput = z.infer<typeof taskRecoverInput>;
+
+export const taskRecoverOutput = writeResult({
+  task: taskFull,
+  previous_status: taskStatus,
+  previous_holder_actor_id: id.nullable().describe('told by a notification'),
+  lease_was_live: z.boolean(),
+});
+export type TaskRecoverOutput = z.infer<typeof taskRecoverOutput>;
 
 export const taskTools = [
   defineTool({
@@ -355,6 +374,18 @@ export const taskTools = [
     kind: 'write',
     idempotency: 'explicit',
     wait: { topic: 'work', empty: (r) => r.claimed === false && r.reason === 'pool_empty' },
+  }),
+  defineTool({
+    name: 'task_recover',
+    room: 'tasks',
+    title: 'Recover a stuck task',
+    description:
+      'Forces a stuck task to todo, failed or in_review, ending its lease. Returns {task}. Use when a lease lapsed or its holder is gone.',
+    input: taskRecoverInput,
+    output: taskRecoverOutput,
+    kind: 'write',
+    idempotency: 'derived',
+    destructive: false,
   }),
   defineTool({
     name: 'task_release',

@@ -13,6 +13,9 @@ export const PROJECT_STATUSES = ['planned', 'active', 'paused', 'completed', 'ar
 
 export const ACTOR_KINDS = ['agent', 'human', 'service'] as const;
 
+/** supabase/migrations/0022_actors.sql: a paused actor takes no new work; a deactivated one cannot call. */
+export const ACTOR_STATUSES = ['active', 'paused', 'deactivated'] as const;
+
 /** Handoff kinds and life cycle (the SQL check constraints on handoffs list the same words). */
 export const HANDOFF_KINDS = ['handoff', 'question', 'review', 'collab', 'approval'] as const;
 export const HANDOFF_STATUSES = ['open', 'claimed', 'responded', 'resolved'] as const;

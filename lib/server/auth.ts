@@ -102,6 +102,20 @@ export function forgetKeys(keyId?: string): void {
 }
 
 /**
+ * Forgets every cached key of one actor: a deactivation (register_actor status "deactivated", through
+ * the core port forgetActorKeys) makes its keys fail on the very next call in this process; other
+ * processes stop believing them within keyCacheMs(), as with a revocation.
+ */
+export function forgetActorKeys(actorId: string): void {
+  for (const [hash, c] of keyCache) {
+    if (c.row.actor_id === actorId) {
+      keyCache.delete(hash);
+      knownKeys.delete(hash);
+    }
+  }
+}
+
+/**
  * Hashes of keys that authenticated in this process (hash → key id), whatever the cache's time:
  * a call with one of them skips its address's bucket. Anything else (missing, malformed, unknown,
  * revoked) is charged to the caller's address before any lookup.

@@ -1,6 +1,7 @@
 import { provideCorePorts, type ReadyAfter } from '../core/ports';
 import type { Db } from '../db/types';
 import { embedQuery } from '../memory/query';
+import { forgetActorKeys } from './auth';
 
 /**
  * Plugs the outer layers' services into the contract's ports. Imported for its effect by every
@@ -16,4 +17,4 @@ const readyAfter: ReadyAfter = async (db, tenantId, taskIds) => {
   return row?.r ?? [];
 };
 
-provideCorePorts({ embedQuery, readyAfter });
+provideCorePorts({ embedQuery, readyAfter, forgetActorKeys });

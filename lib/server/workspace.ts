@@ -1,5 +1,6 @@
 import { parseScopes, type Scopes } from '../core/scopes';
-import type { Db } from '../db/types';
+import type { Claims, Db } from '../db/types';
+import { execute } from '../core/execute';
 import { forgetKeys } from './auth';
 import { newApiKey } from './keys';
 
@@ -291,4 +292,46 @@ export async function addAgent(
   // the result carries the minted key: its id, the key itself (shown once), its scopes and expiry
   const { prefix: _prefix, ...key } = await mintKey(db, ws.id, actor.id, `${opts.name} key`, { scopes: opts.scopes ?? null, expiresInSeconds: opts.expires_in_seconds ?? null });
   return { ...registeredIn(ws, actor.id), ...key, created_agent: actor.created, live_keys: actor.created ? 1 : await liveKeys() };
+}
+
+/** What `bullpen agent add|pause|resume|deactivate|activate` may change about an agent. */
+export type AgentProfile = {
+  capabilities?: string[];
+  max_concurrent_tasks?: number | null;
+  default_model?: string | null;
+  model_provider?: string | null;
+  status?: 'active' | 'paused' | 'deactivated';
+};
+
+/**
+ * Changes an agent's routing profile or status as the workspace's owner would: register_actor
+ * under the first owner's claims, so the same rules and side effects apply as in the console (a
+ * deactivation releases leases, marks handoffs and stops the agent's keys at once).
+ */
+export async function setAgentProfile(
+  db: Db,
+  opts: { workspace?: string; name: string } & AgentProfile,
+): Promise<{ workspace: Workspace; actor: Record<string, unknown>; released_task_ids: string[]; marked_handoff_ids: string[] }> {
+  const { workspace, name, ...profile } = opts;
+  const ws = await resolveWorkspace(db, workspace);
+  const [agent] = await db.query<{ id: string; external_ref: string; kind: string }>(
+    `select id, external_ref, kind from public.actors
+      where tenant_id = $1 and kind in ('agent', 'service') and (display_name = $2 or external_ref = $2 or external_ref = $3)
+      order by (display_name = $2) desc limit 1`,
+    [ws.id, name, `agent:${slugify(name)}`],
+  );
+  if (!agent) throw refusal('BPNTF', `name: no agent "${name}" in workspace ${ws.slug}`, 'bullpen agent add NAME registers one');
+  const [owner] = await db.query<{ id: string }>(
+    `select id from public.actors where tenant_id = $1 and is_owner and kind = 'human' order by created_at limit 1`,
+    [ws.id],
+  );
+  if (!owner) throw refusal('BPCNF', `workspace ${ws.slug} has no owner to act as`, 'sign in to the console once to become its owner');
+  const claims: Claims = { sub: owner.id, role: 'authenticated', tenant_id: ws.id, actor_id: owner.id, run_id: null, kind: 'human' };
+  const env = await execute({ db, claims }, 'register_actor', { external_ref: agent.external_ref, kind: agent.kind, ...profile });
+  if (!env.ok) {
+    const state = env.error.code === 'NOT_FOUND' ? 'BPNTF' : env.error.code === 'VALIDATION_ERROR' ? 'BPVAL' : 'BPCNF';
+    throw refusal(state, env.error.message, env.error.hint);
+  }
+  const out = env as unknown as { actor: Record<string, unknown>; released_task_ids?: string[]; marked_handoff_ids?: string[] };
+  return { workspace: { id: ws.id, slug: ws.slug, name: ws.name }, actor: out.actor, released_task_ids: out.released_task_ids ?? [], marked_handoff_ids: out.marked_handoff_ids ?? [] };
 }

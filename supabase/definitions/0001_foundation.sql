@@ -316,6 +316,8 @@ as $$
   select jsonb_build_object(
     'id', a.id, 'kind', a.kind, 'external_ref', a.external_ref, 'display_name', a.display_name,
     'group', a."group", 'role', a.role, 'capabilities', to_jsonb(a.capabilities), 'is_owner', a.is_owner,
+    'status', a.status, 'max_concurrent_tasks', a.max_concurrent_tasks,
+    'default_model', a.default_model, 'model_provider', a.model_provider,
     'last_seen_at', a.last_seen_at, 'created_at', a.created_at)
 $$;
 
@@ -389,7 +391,8 @@ as $$
     from public.api_keys k
     join public.actors a on a.tenant_id = k.tenant_id and a.id = k.actor_id
     join public.tenants t on t.id = k.tenant_id
-   where k.key_hash = p_key_hash and k.revoked_at is null and (k.expires_at is null or k.expires_at > now());
+   where k.key_hash = p_key_hash and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())
+     and a.status <> 'deactivated'; -- a deactivated actor's keys stop working (lib/server/auth forgets them)
 $$;
 
 -- Registration converges on one actor per external_ref. Re-registering an existing actor may
@@ -407,6 +410,8 @@ declare
   v_created boolean := false;
   v_actor public.actors;
   v_changes boolean;
+  v_status text;
+  v_undone jsonb;
 begin
   v_replay := bullpen.idem_begin('register_actor', p);
   if v_replay is not null then
@@ -426,10 +431,17 @@ begin
   if not exists (select 1 from public.actors x where x.tenant_id = bullpen.tenant_id() and x.external_ref = p ->> 'external_ref') then
     perform bullpen.assert_display_name_free(p ->> 'kind', coalesce(p ->> 'display_name', p ->> 'external_ref'), null);
   end if;
-  insert into public.actors as a (tenant_id, kind, external_ref, display_name, "group", role, capabilities)
+  if p ->> 'status' = 'deactivated'
+     and not exists (select 1 from public.actors x where x.tenant_id = bullpen.tenant_id() and x.external_ref = p ->> 'external_ref') then
+    perform bullpen.fail('VALIDATION_ERROR', 'status: a new actor starts active or paused',
+      'register it, then deactivate it', jsonb_build_object('fields', jsonb_build_array('status')));
+  end if;
+  insert into public.actors as a (tenant_id, kind, external_ref, display_name, "group", role, capabilities,
+                                  status, max_concurrent_tasks, default_model, model_provider)
   values (bullpen.tenant_id(), p ->> 'kind', p ->> 'external_ref',
           coalesce(p ->> 'display_name', p ->> 'external_ref'), p ->> 'group', p ->> 'role',
-          bullpen.text_array(p -> 'capabilities'))
+          bullpen.text_array(p -> 'capabilities'), coalesce(p ->> 'status', 'active'),
+          (p ->> 'max_concurrent_tasks')::int, p ->> 'default_model', p ->> 'model_provider')
   on conflict (tenant_id, external_ref) do nothing
   returning * into v_actor;
   if v_actor.id is not null then
@@ -446,11 +458,16 @@ begin
   v_changes := (p ? 'display_name' and p ->> 'display_name' is distinct from v_actor.display_name)
     or (p ? 'group' and p ->> 'group' is distinct from v_actor."group")
     or (p ? 'role' and p ->> 'role' is distinct from v_actor.role)
-    or (p ? 'capabilities' and bullpen.text_array(p -> 'capabilities') is distinct from v_actor.capabilities);
+    or (p ? 'capabilities' and bullpen.text_array(p -> 'capabilities') is distinct from v_actor.capabilities)
+    -- routing (0022): load limit, model and status
+    or (p ? 'max_concurrent_tasks' and (p ->> 'max_concurrent_tasks')::int is distinct from v_actor.max_concurrent_tasks)
+    or (p ? 'default_model' and p ->> 'default_model' is distinct from v_actor.default_model)
+    or (p ? 'model_provider' and p ->> 'model_provider' is distinct from v_actor.model_provider);
+  v_status := bullpen.actor_status_check(v_actor, p);
   if v_changes then
     if v_actor.id <> v_me and not bullpen.caller_is_owner() then
       perform bullpen.fail('FORBIDDEN',
-        format('actor %s (%s) is not you: only that actor or a workspace owner can change its name, group, role or capabilities',
+        format('actor %s (%s) is not you: only that actor or a workspace owner can change its name, group, role, capabilities, load limit or model',
                v_actor.display_name, v_actor.external_ref),
         'register with the profile it already has (actor_query shows it), or ask a workspace owner',
         jsonb_build_object('actor_id', v_actor.id));
@@ -462,12 +479,32 @@ begin
        set display_name = coalesce(p ->> 'display_name', a.display_name),
            "group" = case when p ? 'group' then p ->> 'group' else a."group" end,
            role = case when p ? 'role' then p ->> 'role' else a.role end,
-           capabilities = case when p ? 'capabilities' then bullpen.text_array(p -> 'capabilities') else a.capabilities end
+           capabilities = case when p ? 'capabilities' then bullpen.text_array(p -> 'capabilities') else a.capabilities end,
+           max_concurrent_tasks = case when p ? 'max_concurrent_tasks' then (p ->> 'max_concurrent_tasks')::int else a.max_concurrent_tasks end,
+           default_model = case when p ? 'default_model' then p ->> 'default_model' else a.default_model end,
+           model_provider = case when p ? 'model_provider' then p ->> 'model_provider' else a.model_provider end
      where a.tenant_id = v_actor.tenant_id and a.id = v_actor.id
     returning * into v_actor;
     perform bullpen.log('actor.updated', 'actor', v_actor.id, null, v_actor.display_name);
   end if;
-  return bullpen.idem_finish(p, jsonb_build_object('actor', bullpen.actor_json(v_actor), 'created', v_created));
+  if v_status is not null then
+    -- waits for a claim of this actor in flight (bullpen.claim_refusal holds its row), then undoes its leases
+    update public.actors a set status = v_status, status_changed_at = now()
+     where a.tenant_id = v_actor.tenant_id and a.id = v_actor.id
+    returning * into v_actor;
+    if v_status = 'deactivated' then
+      v_undone := bullpen.actor_deactivated(v_actor);
+    else
+      perform bullpen.log_aside(v_actor.tenant_id, 'actor.' || case v_status when 'paused' then 'paused' else 'activated' end,
+        'actor', v_actor.id, null, format('%s is %s', v_actor.display_name, v_status));
+    end if;
+    if not v_changes then
+      perform bullpen.log('actor.updated', 'actor', v_actor.id, null, format('%s: status %s', v_actor.display_name, v_status));
+    end if;
+  end if;
+  return bullpen.idem_finish(p, jsonb_build_object('actor', bullpen.actor_json(v_actor), 'created', v_created)
+    || case when v_undone is not null then jsonb_build_object('released_task_ids', v_undone -> 'released',
+                                                              'marked_handoff_ids', v_undone -> 'handoffs') else '{}'::jsonb end);
 end
 $$;
 alter function public.register_actor(jsonb) owner to bullpen_writer;

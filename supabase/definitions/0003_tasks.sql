@@ -160,7 +160,8 @@ declare
   v_edit text;
 begin
   if new.status is distinct from old.status then
-    if not (new.status = any (bullpen.task_transitions(old.status))) then
+    if not (new.status = any (bullpen.task_transitions(old.status)))
+       and coalesce(current_setting('bullpen.recovering', true), '') <> 'on' then -- task_recover (0022) forces it
       perform bullpen.fail('INVALID_TRANSITION', format('cannot move a task from %s to %s', old.status, new.status),
         format('from %s a task may move to: %s', old.status, array_to_string(bullpen.task_transitions(old.status), ', ')),
         jsonb_build_object('from', old.status, 'to', new.status, 'allowed', to_jsonb(bullpen.task_transitions(old.status))));
@@ -492,6 +493,7 @@ begin
           bullpen.actor_id(), bullpen.meta_arg(p -> 'meta', p_field || 'meta'),
           coalesce((p ->> 'order_index')::double precision, extract(epoch from clock_timestamp())))
   returning * into v_task;
+  v_task := bullpen.task_set_requirements(v_task, p); -- routing (0022)
   for v_dep in select * from jsonb_array_elements(coalesce(p -> 'depends_on', '[]')) loop
     if jsonb_typeof(v_dep) = 'object' then
       v_idx := (v_dep ->> 'batch_index')::int;
@@ -697,6 +699,7 @@ begin
     meta = case when v_patch ? 'meta' then v_meta else meta end,
     order_index = case when v_patch ? 'order_index' then coalesce((v_patch ->> 'order_index')::double precision, order_index) else order_index end,
     assignee_actor_id = case when v_patch ? 'assignee_actor_id' then (v_patch ->> 'assignee_actor_id')::uuid else assignee_actor_id end,
+    requires_capabilities = case when v_patch ? 'requires_capabilities' then bullpen.text_array(v_patch -> 'requires_capabilities') else requires_capabilities end,
     due_on = case when v_patch ? 'due_on' then (v_patch ->> 'due_on')::date else due_on end,
     labels = case when v_patch ? 'labels' then bullpen.text_array(v_patch -> 'labels') else labels end,
     acceptance_criteria = case when v_patch ? 'acceptance_criteria'
@@ -817,6 +820,7 @@ begin
        and (p ->> 'max_priority' is null or t.priority <= bullpen.priority_arg(p, 'max_priority', 'max_priority'))
        -- paused and archived projects offer no work (the list is read once, not per row)
        and t.project_id <> all (v_stopped)
+       and t.requires_capabilities <@ (select a.capabilities from public.actors a where a.tenant_id = v_tenant and a.id = v_me) -- routing (0022)
        and not exists (
              select 1 from public.task_dependencies d
                join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
@@ -851,6 +855,7 @@ begin
        and (p ->> 'max_priority' is null or t.priority <= bullpen.priority_arg(p, 'max_priority', 'max_priority'))
        -- paused and archived projects offer no work (the list is read once, not per row)
        and t.project_id <> all (v_stopped)
+       and t.requires_capabilities <@ (select a.capabilities from public.actors a where a.tenant_id = v_tenant and a.id = v_me) -- routing (0022)
        and not exists (
              select 1 from public.task_dependencies d
                join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
@@ -883,6 +888,7 @@ declare
   v_stopped uuid[];
   v_pstatus text;
   v_note jsonb;
+  v_refusal jsonb;
 begin
   v_replay := bullpen.idem_begin('task_claim', p);
   if v_replay is not null then
@@ -900,6 +906,11 @@ begin
     end if;
     if v_task.lease_actor_id = v_me and (v_task.status = 'in_progress' or v_task.lease_expires_at > now()) then
       v_extended := true;
+    elsif cardinality(bullpen.missing_capabilities(v_task, v_me)) > 0 then -- routing (0022): what the task needs of its taker
+      perform bullpen.fail('NOT_CLAIMABLE', format('requires_capabilities: the task needs %s, which you lack',
+        array_to_string(bullpen.missing_capabilities(v_task, v_me), ', ')),
+        'claim work you can do, or add the capability with register_actor',
+        jsonb_build_object('missing_capabilities', to_jsonb(bullpen.missing_capabilities(v_task, v_me))));
     elsif v_task.status not in ('backlog', 'todo', 'in_progress') then
       perform bullpen.fail('NOT_CLAIMABLE', format('task is %s', v_task.status),
         case when v_task.status in ('done', 'cancelled') then 'reopen it with task_update (allow_reopen) first'
@@ -915,6 +926,11 @@ begin
         'reassign it with task_assign first, or claim unassigned work',
         jsonb_build_object('assignee_actor_id', v_task.assignee_actor_id));
     end if;
+    -- routing (0022): the actor's status and load limit (bullpen.claim_refusal), except when extending its own lease
+    v_refusal := case when not v_extended then bullpen.claim_refusal(v_tenant, v_me) end;
+    if v_refusal is not null then
+      perform bullpen.fail('NOT_CLAIMABLE', v_refusal ->> 'message', v_refusal ->> 'hint', v_refusal - 'message' - 'hint');
+    end if;
     v_blockers := bullpen.task_open_blockers(v_task.id);
     if v_blockers > 0 then
       perform bullpen.fail('NOT_CLAIMABLE', format('task waits on %s unfinished dependenc%s', v_blockers,
@@ -923,6 +939,12 @@ begin
         jsonb_build_object('open_blockers', v_blockers));
     end if;
   else
+    -- routing (0022): a paused, deactivated or full actor takes no new work (bullpen.claim_refusal)
+    v_refusal := bullpen.claim_refusal(v_tenant, v_me);
+    if v_refusal is not null then
+      return bullpen.idem_finish(p, jsonb_build_object('claimed', false, 'reason', v_refusal ->> 'reason',
+        'hint', (v_refusal ->> 'message') || '; ' || (v_refusal ->> 'hint')));
+    end if;
     if p ->> 'project_id' is not null then
       v_project := (bullpen.resolve_project(p ->> 'project_id')).id;
     end if;
@@ -959,6 +981,7 @@ begin
            and (t.lease_expires_at is null or t.lease_expires_at <= now())
            -- paused and archived projects offer no work
            and t.project_id <> all (v_stopped)
+           and t.requires_capabilities <@ (select a.capabilities from public.actors a where a.tenant_id = v_tenant and a.id = v_me) -- routing (0022)
            and not exists (
                  select 1 from public.task_dependencies d
                    join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id

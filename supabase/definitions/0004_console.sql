@@ -122,7 +122,16 @@ as $$
                                'project_key', pr.key, 'lease_expires_at', t.lease_expires_at)
                         from public.tasks t join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
                        where t.tenant_id = a.tenant_id and t.lease_actor_id = a.id and t.lease_expires_at > now()
-                       order by t.lease_expires_at desc limit 1))
+                       order by t.lease_expires_at desc limit 1),
+    -- routing (0022): its load against max_concurrent_tasks, and the leases it holds now (up to 20)
+    'live_leases', (select count(*) from public.tasks t
+                     where t.tenant_id = a.tenant_id and t.lease_actor_id = a.id and t.status = 'in_progress' and t.lease_expires_at > now()),
+    'leases', (select coalesce(jsonb_agg(x.j order by x.exp), '[]') from (
+                 select jsonb_build_object('task_id', t.id, 'ref', pr.key || '-' || t.seq, 'title', t.title,
+                          'project_key', pr.key, 'lease_expires_at', t.lease_expires_at) as j, t.lease_expires_at as exp
+                   from public.tasks t join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
+                  where t.tenant_id = a.tenant_id and t.lease_actor_id = a.id and t.status = 'in_progress' and t.lease_expires_at > now()
+                  order by t.lease_expires_at limit 20) x))
 $$;
 
 /** actor_query include "keys" (people only): the actor's API keys, never their hashes, and open sign-in links. */

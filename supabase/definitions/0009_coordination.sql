@@ -104,7 +104,8 @@ begin
   return (
     select (to_jsonb(h) - 'tenant_id' - 'response_settled') || jsonb_build_object(
         'from', bullpen.handoff_actor(h.tenant_id, h.from_actor_id),
-        'to', coalesce((select jsonb_agg(jsonb_build_object('id', a.id, 'display_name', a.display_name, 'kind', a.kind)
+        'to', coalesce((select jsonb_agg(jsonb_build_object('id', a.id, 'display_name', a.display_name, 'kind', a.kind,
+                                                            'deactivated_at', r.deactivated_at)
                                          order by a.display_name, a.id)
                           from public.handoff_recipients r
                           join public.actors a on a.tenant_id = r.tenant_id and a.id = r.actor_id
@@ -646,6 +647,7 @@ declare
   v_tenant uuid := bullpen.tenant_id();
   v_h_ids uuid[];
   v_h_at timestamptz[];
+  v_h_rank int[];
   v_r_ids uuid[];
   v_r_at timestamptz[];
   v_n_ids uuid[] := '{}';
@@ -661,8 +663,9 @@ begin
   -- so those come whole (their count is the array's length); unread notifications can pile up, so
   -- they are counted on the partial index and only the first page's worth is read.
   select coalesce(array_agg(h.id order by h.created_at, h.id), '{}'),
-         coalesce(array_agg(h.created_at order by h.created_at, h.id), '{}')
-    into v_h_ids, v_h_at
+         coalesce(array_agg(h.created_at order by h.created_at, h.id), '{}'),
+         coalesce(array_agg(array_position(array['urgent', 'high', 'normal', 'low'], h.priority) order by h.created_at, h.id), '{}')
+    into v_h_ids, v_h_at, v_h_rank
     from public.handoff_recipients r
     join public.handoffs h on h.tenant_id = r.tenant_id and h.id = r.handoff_id
    where r.tenant_id = v_tenant and r.actor_id = p_actor and not r.settled
@@ -695,7 +698,7 @@ begin
              limit p_limit) x;
   end if;
   if not 'handoff' = any (p_kinds) then
-    v_h_ids := '{}'; v_h_at := '{}';
+    v_h_ids := '{}'; v_h_at := '{}'; v_h_rank := '{}';
   end if;
   if not 'response' = any (p_kinds) then
     v_r_ids := '{}'; v_r_at := '{}';
@@ -711,15 +714,16 @@ begin
       else jsonb_build_object('id', pg.id, 'kind', pg.kind, 'at', pg.at,
         'summary', format('%s from %s: %s', h.kind, bullpen.coord_actor_name(h.tenant_id, h.from_actor_id), h.title),
         'handoff', bullpen.handoff_json(h))
-    end order by pg.at, pg.id), '[]')
+    end order by pg.rank, pg.at, pg.id), '[]')
     into v_items
-    from (select e.id, e.kind, e.at from (
-            select u.id, 'handoff'::text as kind, u.at from unnest(v_h_ids, v_h_at) as u(id, at)
+    -- by priority (a handoff's own: urgent 1 … low 4; answers and notifications rank as normal), then age
+    from (select e.id, e.kind, e.at, e.rank from (
+            select u.id, 'handoff'::text as kind, u.at, u.rank from unnest(v_h_ids, v_h_at, v_h_rank) as u(id, at, rank)
             union all
-            select u.id, 'response'::text, u.at from unnest(v_r_ids, v_r_at) as u(id, at)
+            select u.id, 'response'::text, u.at, 3 from unnest(v_r_ids, v_r_at) as u(id, at)
             union all
-            select u.id, 'notification'::text, u.at from unnest(v_n_ids, v_n_at) as u(id, at)) e
-          order by e.at, e.id
+            select u.id, 'notification'::text, u.at, 3 from unnest(v_n_ids, v_n_at) as u(id, at)) e
+          order by e.rank, e.at, e.id
           limit p_limit) pg
     left join public.handoffs h on pg.kind <> 'notification' and h.tenant_id = v_tenant and h.id = pg.id
     left join public.notifications n on pg.kind = 'notification' and n.tenant_id = v_tenant and n.id = pg.id;
@@ -822,8 +826,23 @@ begin
       format('to_actor_ids[%s]', i));
     i := i + 1;
   end loop;
+  -- routing (0022): to_capabilities adds every active agent (but the sender) that has all of them,
+  -- fixed now; the response's "to" lists who they are
+  if jsonb_array_length(coalesce(p -> 'to_capabilities', '[]')) > 0 then
+    v_to := v_to || array(select a.id from public.actors a
+                           where a.tenant_id = bullpen.tenant_id() and a.kind = 'agent' and a.status = 'active' and a.id <> v_me
+                             and a.capabilities @> bullpen.text_array(p -> 'to_capabilities')
+                             and not (a.id = any (v_to))
+                           order by a.id);
+  end if;
   if cardinality(v_to) = 0 then
-    perform bullpen.fail('VALIDATION_ERROR', 'to_actor_ids: name at least one recipient', 'find actors with actor_query, or pass "me"');
+    perform bullpen.fail('VALIDATION_ERROR',
+      case when p ? 'to_capabilities'
+           then format('to_capabilities: no active agent but you has all of %s, and a handoff needs at least one recipient',
+                       array_to_string(bullpen.text_array(p -> 'to_capabilities'), ', '))
+           else 'to_actor_ids: name at least one recipient (or to_capabilities)' end,
+      'find actors with actor_query (capability filters), or pass "me"',
+      jsonb_build_object('fields', jsonb_build_array(case when p ? 'to_capabilities' then 'to_capabilities' else 'to_actor_ids' end)));
   end if;
   if p ->> 'related_task_id' is not null then
     v_task := bullpen.resolve_task(p ->> 'related_task_id', 'related_task_id');
@@ -849,6 +868,12 @@ begin
   v_res := bullpen.handoff_open(bullpen.tenant_id(), v_me, v_kind, p ->> 'title', p ->> 'body', v_options, v_free,
     (p ->> 'due_at')::timestamptz, v_task.id, coalesce(v_project.id, v_task.project_id), v_to, p ->> 'fingerprint', false);
   select * into v_h from public.handoffs where tenant_id = bullpen.tenant_id() and id = (v_res ->> 'handoff_id')::uuid;
+  if not (v_res ->> 'deduped')::boolean and (p ? 'priority' or p ? 'tags' or p ? 'to_capabilities') then -- routing (0022)
+    update public.handoffs set priority = coalesce(p ->> 'priority', 'normal'), tags = bullpen.text_array(p -> 'tags'),
+           to_capabilities = bullpen.text_array(p -> 'to_capabilities')
+     where tenant_id = v_h.tenant_id and id = v_h.id
+    returning * into v_h;
+  end if;
   return bullpen.idem_finish(p, jsonb_build_object('handoff', bullpen.handoff_json(v_h), 'handoff_id', v_h.id,
     'deduped', (v_res ->> 'deduped')::boolean));
 end
@@ -1121,6 +1146,8 @@ begin
                                                 where r.tenant_id = h.tenant_id and r.handoff_id = h.id and r.actor_id = v_me)))
          and (v_status is null or h.status = any (v_status))
          and (v_types is null or h.kind = any (v_types))
+         and (p -> 'priority' is null or h.priority = any (bullpen.text_array(p -> 'priority')))
+         and (p -> 'tags' is null or h.tags @> bullpen.text_array(p -> 'tags'))
          and (v_task is null or h.related_task_id = v_task)
          and (v_project is null or h.related_project_id = v_project)
          and (v_cursor is null or (h.created_at, h.id) < ((v_cursor ->> 0)::timestamptz, (v_cursor ->> 1)::uuid))
