@@ -548,7 +548,7 @@ export type ReviewState = z.infer<typeof reviewState>;
 // ---------------------------------------------------------------------------------------------
 
 export const decisionStatus = z.enum(['proposed', 'accepted', 'rejected', 'superseded']);
-export const noteKind = z.enum(['note', 'runbook', 'finding', 'snippet']);
+export const noteKind = z.enum(['note', 'runbook', 'finding', 'snippet', 'guideline', 'pattern', 'journal']);
 export const embeddingStatus = z
   .enum(['pending', 'ready', 'failed', 'unavailable'])
   .describe('pending until the background job embeds it; unavailable where the database has no pgvector');
@@ -613,8 +613,16 @@ export const noteRow = z
     title: z.string(),
     body: z.string(),
     tags: z.array(z.string()),
+    language: z.string().nullable(),
+    category: z.string().nullable(),
     expires_at: timestamp.nullable(),
     version: z.number().int().positive(),
+    superseded_by: id.nullable().describe('the note that replaced this one; hidden from search'),
+    retracted_at: timestamp.nullable().describe('retracted: readable by id, gone from search'),
+    retracted_reason: z.string().nullable(),
+    conflicts: z
+      .array(z.strictObject({ id, title: z.string(), link_id: id }))
+      .describe('notes linked to this one as contradicting it'),
     author_actor_id: id,
     author: z.string().nullable(),
     updated_by_actor_id: id.nullable(),
@@ -626,7 +634,7 @@ export const noteRow = z
     embedding_model: z.string().nullable(),
     embedding_error: z.string().nullable().describe('the last embedding failure, while retrying or failed'),
   })
-  .meta({ id: 'Note', description: 'A knowledge note (note, runbook, finding or snippet).' });
+  .meta({ id: 'Note', description: 'A knowledge note (note, runbook, finding, snippet, guideline, pattern or journal).' });
 export type NoteRow = z.infer<typeof noteRow>;
 
 export const noteHit = noteRow.extend(recallScores).meta({ id: 'NoteHit' });
