@@ -547,7 +547,7 @@ export type ReviewState = z.infer<typeof reviewState>;
 // Memory: decisions, knowledge notes, skills (bullpen.decision_json, note_json, skill_json)
 // ---------------------------------------------------------------------------------------------
 
-export const decisionStatus = z.enum(['proposed', 'accepted', 'rejected', 'superseded']);
+export const decisionStatus = z.enum(['proposed', 'accepted', 'rejected', 'superseded', 'deprecated']);
 export const noteKind = z.enum(['note', 'runbook', 'finding', 'snippet', 'guideline', 'pattern', 'journal']);
 export const embeddingStatus = z
   .enum(['pending', 'ready', 'failed', 'unavailable'])
@@ -587,6 +587,7 @@ export const decisionRow = z
     consequences: z.string().nullable(),
     options: z.array(decisionOptionRow),
     status: decisionStatus,
+    tags: z.array(z.string()),
     supersedes_decision_id: id.nullable(),
     superseded_by: id.nullable().describe('the decision that replaced this one'),
     author_actor_id: id,

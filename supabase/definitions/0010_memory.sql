@@ -158,7 +158,7 @@ as $$
     'id', d.id, 'project_id', d.project_id,
     'project_key', (select pr.key from public.projects pr where pr.tenant_id = d.tenant_id and pr.id = d.project_id),
     'title', d.title, 'choice', d.choice, 'context', d.context, 'rationale', d.rationale,
-    'consequences', d.consequences, 'options', d.options, 'status', d.status,
+    'consequences', d.consequences, 'options', d.options, 'status', d.status, 'tags', to_jsonb(d.tags),
     'supersedes_decision_id', d.supersedes_decision_id, 'superseded_by', d.superseded_by,
     'author_actor_id', d.author_actor_id,
     'author', (select a.display_name from public.actors a where a.tenant_id = d.tenant_id and a.id = d.author_actor_id),
@@ -283,11 +283,12 @@ begin
   v_tasks := bullpen.memory_task_ids(p -> 'related_task_ids');
   v_embed := bullpen.decision_embed_text(p ->> 'title', p ->> 'choice', p ->> 'context', p ->> 'rationale', p ->> 'consequences');
   insert into public.decisions (tenant_id, project_id, title, choice, context, rationale, consequences, options, status,
-                                supersedes_decision_id, author_actor_id, run_id, content_hash, embedding_status)
+                                supersedes_decision_id, author_actor_id, run_id, content_hash, embedding_status, tags)
   values (bullpen.tenant_id(), coalesce(v_project.id, v_old.project_id), p ->> 'title', p ->> 'choice', p ->> 'context',
           p ->> 'rationale', p ->> 'consequences', bullpen.normalize_options(p -> 'options'),
           coalesce(p ->> 'status', 'accepted'), v_old.id, bullpen.actor_id(), bullpen.run_id(),
-          bullpen.memory_hash(v_embed), case when v_unavailable then 'unavailable' else 'pending' end)
+          bullpen.memory_hash(v_embed), case when v_unavailable then 'unavailable' else 'pending' end,
+          array(select distinct unnest(bullpen.text_array(p -> 'tags'))))
   returning * into v_decision;
   insert into public.decision_tasks (tenant_id, decision_id, task_id)
   select v_decision.tenant_id, v_decision.id, unnest(v_tasks);
@@ -333,8 +334,8 @@ begin
     perform bullpen.fail('INVALID_TRANSITION', format('decision %s is superseded by %s; its status no longer moves', v_decision.id, v_decision.superseded_by),
       'change the current decision (superseded_by) instead', jsonb_build_object('from', 'superseded', 'superseded_by', v_decision.superseded_by));
   end if;
-  if p ->> 'status' not in ('proposed', 'accepted', 'rejected') then
-    perform bullpen.fail('VALIDATION_ERROR', format('status: must be proposed, accepted or rejected, got %s', p ->> 'status'),
+  if p ->> 'status' not in ('proposed', 'accepted', 'rejected', 'deprecated') then
+    perform bullpen.fail('VALIDATION_ERROR', format('status: must be proposed, accepted, rejected or deprecated, got %s', p ->> 'status'),
       'to replace a decision, log a new one with supersedes_decision_id');
   end if;
   if v_previous = p ->> 'status' then
@@ -389,6 +390,7 @@ declare
   v_more boolean;
   v_last text;
   v_fused jsonb;
+  v_tags text[] := case when jsonb_typeof(p -> 'tags') = 'array' and jsonb_array_length(p -> 'tags') > 0 then bullpen.text_array(p -> 'tags') end;
 begin
   perform bullpen.require_actor();
   if p ->> 'project_id' is not null then
@@ -398,7 +400,7 @@ begin
     v_task := (bullpen.resolve_task(p ->> 'task_id')).id;
   end if;
   v_statuses := coalesce(v_statuses, case when coalesce((p ->> 'include_superseded')::boolean, false)
-    then array['proposed', 'accepted', 'rejected', 'superseded'] else array['proposed', 'accepted', 'rejected'] end);
+    then array['proposed', 'accepted', 'rejected', 'deprecated', 'superseded'] else array['proposed', 'accepted', 'rejected', 'deprecated'] end);
   if coalesce((p ->> 'semantic')::boolean, false) then
     if v_q is null then
       perform bullpen.fail('VALIDATION_ERROR', 'q: semantic recall needs a query', 'pass q, or drop semantic to list decisions');
@@ -409,7 +411,9 @@ begin
       'decisions', (select coalesce(jsonb_agg(bullpen.decision_json(d) || jsonb_build_object(
                        'similarity', r.similarity, 'lexical_rank', r.lexical_rank, 'score', r.score) order by r.ord), '[]'::jsonb)
                       from jsonb_to_recordset(v_fused -> 'results') as r(id uuid, similarity float8, lexical_rank float8, score float8, ord int)
-                      join public.decisions d on d.tenant_id = bullpen.tenant_id() and d.id = r.id),
+                      join public.decisions d on d.tenant_id = bullpen.tenant_id() and d.id = r.id
+                     -- tags narrow the ranked hits (all of them must be present)
+                     where v_tags is null or d.tags @> v_tags),
       'mode', v_fused ->> 'mode', 'model', v_fused -> 'model', 'fallback_reason', v_fused -> 'fallback_reason',
       'next_cursor', null);
   end if;
@@ -418,6 +422,7 @@ begin
       from public.decisions d
      where d.tenant_id = bullpen.tenant_id()
        and bullpen.decision_matches(d, v_project, v_statuses, v_since, v_task)
+       and (v_tags is null or d.tags @> v_tags)
        and (v_q is null or d.search @@ websearch_to_tsquery('english'::regconfig, v_q)
             or d.title operator(public.%) v_q or d.title ilike '%' || bullpen.like_escape(v_q) || '%')
        and (v_cursor is null or to_char(d.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') || ' ' || d.id::text < v_cursor)

@@ -18,42 +18,56 @@ $$;
  * tags}, or null when there is none (gone, expired, another workspace's).
  */
 create or replace function bullpen.link_object(p_type text, p_id uuid) returns jsonb
-language sql stable
+language plpgsql stable
 as $$
-  select case p_type
-    when 'task' then (select jsonb_build_object('type', 'task', 'id', t.id, 'label', pr.key || '-' || t.seq || ' ' || t.title,
+declare
+  v_tenant uuid := bullpen.tenant_id();
+begin
+  -- one small statement per type, each planned once per session
+  if p_type = 'task' then
+    return (select jsonb_build_object('type', 'task', 'id', t.id, 'label', pr.key || '-' || t.seq || ' ' || t.title,
                         'project_id', t.project_id, 'status', t.status, 'tags', to_jsonb(t.labels))
                         from public.tasks t join public.projects pr on pr.tenant_id = t.tenant_id and pr.id = t.project_id
-                       where t.tenant_id = bullpen.tenant_id() and t.id = p_id)
-    when 'project' then (select jsonb_build_object('type', 'project', 'id', pr.id, 'label', pr.key || ' ' || pr.title,
+                       where t.tenant_id = v_tenant and t.id = p_id);
+  elsif p_type = 'project' then
+    return (select jsonb_build_object('type', 'project', 'id', pr.id, 'label', pr.key || ' ' || pr.title,
                            'project_id', pr.id, 'status', pr.status, 'tags', '[]'::jsonb)
-                           from public.projects pr where pr.tenant_id = bullpen.tenant_id() and pr.id = p_id)
-    when 'decision' then (select jsonb_build_object('type', 'decision', 'id', d.id, 'label', d.title,
+                           from public.projects pr where pr.tenant_id = v_tenant and pr.id = p_id);
+  elsif p_type = 'decision' then
+    return (select jsonb_build_object('type', 'decision', 'id', d.id, 'label', d.title,
                             'project_id', d.project_id, 'status', d.status, 'tags', to_jsonb(d.tags))
-                            from public.decisions d where d.tenant_id = bullpen.tenant_id() and d.id = p_id)
-    when 'note' then (select jsonb_build_object('type', 'note', 'id', n.id, 'label', n.title, 'project_id', n.project_id,
+                            from public.decisions d where d.tenant_id = v_tenant and d.id = p_id);
+  elsif p_type = 'note' then
+    return (select jsonb_build_object('type', 'note', 'id', n.id, 'label', n.title, 'project_id', n.project_id,
                         'status', case when n.retracted_at is not null then 'retracted'
                                        when n.superseded_by is not null then 'superseded' else n.kind end,
                         'tags', to_jsonb(n.tags))
                         from public.knowledge_notes n
-                       where n.tenant_id = bullpen.tenant_id() and n.id = p_id and (n.expires_at is null or n.expires_at > now()))
-    when 'handoff' then (select jsonb_build_object('type', 'handoff', 'id', h.id, 'label', h.title,
+                       where n.tenant_id = v_tenant and n.id = p_id and (n.expires_at is null or n.expires_at > now()));
+  elsif p_type = 'handoff' then
+    return (select jsonb_build_object('type', 'handoff', 'id', h.id, 'label', h.title,
                            'project_id', h.related_project_id, 'status', h.status, 'tags', '[]'::jsonb)
-                           from public.handoffs h where h.tenant_id = bullpen.tenant_id() and h.id = p_id)
-    when 'skill' then (select jsonb_build_object('type', 'skill', 'id', s.id, 'label', s.slug, 'project_id', s.project_id,
+                           from public.handoffs h where h.tenant_id = v_tenant and h.id = p_id);
+  elsif p_type = 'skill' then
+    return (select jsonb_build_object('type', 'skill', 'id', s.id, 'label', s.slug, 'project_id', s.project_id,
                          'status', s.status, 'tags', to_jsonb(s.tags))
-                         from public.skills s where s.tenant_id = bullpen.tenant_id() and s.id = p_id)
-    when 'run' then (select jsonb_build_object('type', 'run', 'id', r.id, 'label', coalesce(r.label, r.run_key), 'project_id', null,
+                         from public.skills s where s.tenant_id = v_tenant and s.id = p_id);
+  elsif p_type = 'run' then
+    return (select jsonb_build_object('type', 'run', 'id', r.id, 'label', coalesce(r.label, r.run_key), 'project_id', null,
                        'status', r.status, 'tags', '[]'::jsonb)
-                       from public.runs r where r.tenant_id = bullpen.tenant_id() and r.id = p_id)
-    when 'code_ref' then (select jsonb_build_object('type', 'code_ref', 'id', c.id,
+                       from public.runs r where r.tenant_id = v_tenant and r.id = p_id);
+  elsif p_type = 'code_ref' then
+    return (select jsonb_build_object('type', 'code_ref', 'id', c.id,
                             'label', coalesce(c.title, c.ref_type || ' ' || coalesce(c.sha, c.branch, c.tag, c.pr_number::text, '')),
                             'project_id', c.project_id, 'status', c.pr_state, 'tags', '[]'::jsonb)
-                            from public.code_refs c where c.tenant_id = bullpen.tenant_id() and c.id = p_id)
-    when 'attachment' then (select jsonb_build_object('type', 'attachment', 'id', a.id, 'label', coalesce(a.title, a.filename, a.kind),
+                            from public.code_refs c where c.tenant_id = v_tenant and c.id = p_id);
+  elsif p_type = 'attachment' then
+    return (select jsonb_build_object('type', 'attachment', 'id', a.id, 'label', coalesce(a.title, a.filename, a.kind),
                               'project_id', null, 'status', null, 'tags', '[]'::jsonb)
-                              from public.attachments a where a.tenant_id = bullpen.tenant_id() and a.id = p_id)
-  end
+                              from public.attachments a where a.tenant_id = v_tenant and a.id = p_id);
+  end if;
+  return null;
+end
 $$;
 
 /** An end of a link, {type, id}: tasks take KEY-N, projects their key, runs their run key; NOT_FOUND names the field. */
@@ -197,6 +211,8 @@ create or replace function public.find_related(p jsonb) returns jsonb
 language plpgsql stable
 security definer
 set search_path = ''
+-- the per-level statements' row estimates are guesses; a JIT compile would cost more than the walk
+set jit = off
 as $$
 declare
   v_tenant uuid;
@@ -204,8 +220,9 @@ declare
   v_depth int := greatest(1, least(coalesce((p ->> 'depth')::int, 1), 3));
   v_limit int := greatest(1, least(coalesce((p ->> 'limit')::int, 20), 200));
   v_rels text[] := case when jsonb_typeof(p -> 'relations') = 'array' then bullpen.text_array(p -> 'relations') end;
-  v_seen uuid[];
+  v_seen jsonb;
   v_frontier jsonb;
+  v_ids uuid[];
   v_level jsonb;
   v_found jsonb := '[]';
   d int;
@@ -215,54 +232,57 @@ begin
   perform bullpen.require_actor();
   v_tenant := bullpen.tenant_id();
   v_root := bullpen.link_end(jsonb_build_object('type', p ->> 'type', 'id', p ->> 'id'), 'id');
-  v_seen := array[(v_root ->> 'id')::uuid];
-  v_frontier := jsonb_build_array(jsonb_build_object('type', v_root ->> 'type', 'id', v_root ->> 'id', 'path', '[]'::jsonb, 'strength', 1));
+  -- the frontier and the nodes seen so far are maps keyed by id, so each level is one index probe
+  -- per frontier node (links_from_idx, links_to_idx) and a lookup per neighbour
+  v_seen := jsonb_build_object(v_root ->> 'id', true);
+  v_frontier := jsonb_build_object(v_root ->> 'id', jsonb_build_object('type', v_root ->> 'type', 'path', '[]'::jsonb, 'strength', 1));
   for d in 1..v_depth loop
-    with f as (
-      select * from jsonb_to_recordset(v_frontier) as x(type text, id uuid, path jsonb, strength float8)
-    ), nb as (
-      select l.to_type as type, l.to_id as id,
-             f.path || jsonb_build_array(jsonb_build_object('relation', l.relation, 'direction', 'out', 'strength', round(l.strength::numeric, 3), 'link_id', l.id)) as path,
-             f.strength * l.strength as strength
-        from f join public.links l on l.tenant_id = v_tenant and l.from_id = f.id and l.from_type = f.type
-       where (v_rels is null or l.relation = any (v_rels))
+    v_ids := array(select k::uuid from jsonb_object_keys(v_frontier) k);
+    with nb as (
+      select l.from_type as src_type, v_frontier -> (l.from_id::text) as f, l.to_type as type, l.to_id as id,
+             l.relation, l.strength, l.id as link_id, 'out' as direction
+        from public.links l
+       where l.tenant_id = v_tenant and l.from_id = any (v_ids) and (v_rels is null or l.relation = any (v_rels))
       union all
-      select l.from_type, l.from_id,
-             f.path || jsonb_build_array(jsonb_build_object('relation', l.relation, 'direction', 'in', 'strength', round(l.strength::numeric, 3), 'link_id', l.id)),
-             f.strength * l.strength
-        from f join public.links l on l.tenant_id = v_tenant and l.to_id = f.id and l.to_type = f.type
-       where (v_rels is null or l.relation = any (v_rels))
+      select l.to_type, v_frontier -> (l.to_id::text), l.from_type, l.from_id, l.relation, l.strength, l.id, 'in'
+        from public.links l
+       where l.tenant_id = v_tenant and l.to_id = any (v_ids) and (v_rels is null or l.relation = any (v_rels))
+    ), scored as (
+      select nb.type, nb.id,
+             (nb.f -> 'path') || jsonb_build_array(jsonb_build_object('relation', nb.relation, 'direction', nb.direction,
+               'strength', round(nb.strength::numeric, 3), 'link_id', nb.link_id)) as path,
+             (nb.f ->> 'strength')::float8 * nb.strength as strength
+        from nb
+       where nb.f ->> 'type' = nb.src_type and not (v_seen ? nb.id::text)
     ), best as (
-      select distinct on (nb.type, nb.id) nb.* from nb
-       where nb.id <> all (v_seen)
-       order by nb.type, nb.id, nb.strength desc
+      select distinct on (scored.id) scored.* from scored order by scored.id, scored.strength desc, scored.type
     )
-    select coalesce(jsonb_agg(jsonb_build_object('type', b.type, 'id', b.id, 'path', b.path, 'strength', b.strength, 'distance', d)
-             order by b.strength desc), '[]')
+    select jsonb_object_agg(b.id::text, jsonb_build_object('type', b.type, 'path', b.path, 'strength', b.strength))
       into v_level
       from (select * from best order by strength desc, id limit 1000) b;
-    exit when jsonb_array_length(v_level) = 0;
-    v_seen := v_seen || array(select (e ->> 'id')::uuid from jsonb_array_elements(v_level) e);
-    v_found := v_found || v_level;
+    exit when v_level is null;
+    v_seen := v_seen || (select jsonb_object_agg(k, true) from jsonb_object_keys(v_level) k);
+    v_found := v_found || (select jsonb_agg(v || jsonb_build_object('id', k, 'distance', d)) from jsonb_each(v_level) as e(k, v));
     v_frontier := v_level;
   end loop;
-  with ranked as (
-    select e, bullpen.link_object(e ->> 'type', (e ->> 'id')::uuid) as obj
-      from jsonb_array_elements(v_found) e
-  ), live as (
-    select * from ranked where obj is not null
-  )
-  select count(*)::int,
-         coalesce(jsonb_agg(x.node order by x.dist, x.strength desc, x.id) filter (where x.rn <= v_limit), '[]')
-    into v_total, v_nodes
+  -- rank first, then describe only the nodes that make the page (a node gone meanwhile is skipped)
+  v_total := jsonb_array_length(v_found);
+  select coalesce(jsonb_agg(x.obj || jsonb_build_object('distance', x.dist, 'strength', round(x.strength::numeric, 4),
+             'path', x.path,
+             'shared_tags', to_jsonb(array(select jsonb_array_elements_text(x.obj -> 'tags')
+                                           intersect select jsonb_array_elements_text(v_root -> 'tags'))))
+           order by x.rn), '[]')
+    into v_nodes
     from (
-      select (e ->> 'distance')::int as dist, (e ->> 'strength')::float8 as strength, (e ->> 'id') as id,
-             row_number() over (order by (e ->> 'distance')::int, (e ->> 'strength')::float8 desc, e ->> 'id') as rn,
-             obj || jsonb_build_object('distance', (e ->> 'distance')::int, 'strength', round((e ->> 'strength')::numeric, 4),
-               'path', e -> 'path',
-               'shared_tags', to_jsonb(array(select jsonb_array_elements_text(obj -> 'tags')
-                                             intersect select jsonb_array_elements_text(v_root -> 'tags')))) as node
-        from live) x;
+      select r.*, bullpen.link_object(r.type, r.id) as obj
+        from (select e ->> 'type' as type, (e ->> 'id')::uuid as id, (e ->> 'distance')::int as dist,
+                     (e ->> 'strength')::float8 as strength, e -> 'path' as path,
+                     row_number() over (order by (e ->> 'distance')::int, (e ->> 'strength')::float8 desc, e ->> 'id') as rn
+                from jsonb_array_elements(v_found) e) r
+       where r.rn <= v_limit + 20
+    ) x
+   where x.obj is not null;
+  v_nodes := coalesce((select jsonb_agg(n order by i) from jsonb_array_elements(v_nodes) with ordinality as y(n, i) where i <= v_limit), '[]');
   return jsonb_build_object('root', v_root, 'nodes', v_nodes, 'total', v_total, 'depth', v_depth);
 end
 $$;

@@ -200,3 +200,21 @@ describe('memory lifecycle', () => {
     expect(byId[b]).toEqual([{ id: a, title: 'Walrus timeout is 30 s', link_id: l.id }]);
   });
 });
+
+describe('decisions: tags and deprecated', () => {
+  it('logs tags, filters decision_query by them, and deprecates a decision that stays listed', async () => {
+    const d1 = ok(await T.agent.call('decision_log', { title: 'Yak shaving budget', choice: 'One hour a week', tags: ['process', 'time'] })).decision;
+    expect(d1.tags.sort()).toEqual(['process', 'time']);
+    const d2 = ok(await T.agent.call('decision_log', { title: 'Yak grooming tools', choice: 'Clippers', tags: ['tools'] })).decision_id;
+    const byTag = ok(await T.agent.call('decision_query', { tags: ['process'] })).decisions.map((d: { id: string }) => d.id);
+    expect(byTag).toEqual([d1.id]);
+    expect(ok(await T.agent.call('decision_query', { tags: ['process', 'tools'] })).decisions).toEqual([]);
+    const ranked = ok(await T.agent.call('decision_query', { q: 'yak', semantic: true, tags: ['tools'] })).decisions.map((d: { id: string }) => d.id);
+    expect(ranked).toEqual([d2]);
+
+    const dep = ok(await T.agent.call('decision_set_status', { decision_id: d2, status: 'deprecated', note: 'we bought a machine' }));
+    expect(dep).toMatchObject({ previous_status: 'accepted', changed: true, decision: { status: 'deprecated' } });
+    expect(ok(await T.agent.call('decision_query', { tags: ['tools'] })).decisions.map((d: { status: string }) => d.status)).toEqual(['deprecated']);
+    expect(ok(await T.agent.call('decision_query', { status: 'accepted', tags: ['tools'] })).decisions).toEqual([]);
+  });
+});
