@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { withNoteEmbedding, withQueryEmbedding } from './recall';
 import { defineTool } from './tool';
-import { docs, idempotencyKey, projectRef, uuid } from './fields';
+import { cursor, docs, idempotencyKey, projectRef, uuid } from './fields';
 import { relatedTaskIds } from './decisions';
-import { id, noteHit, noteKind, noteRow, searchMode, writeResult } from './rows';
+import { id, nextCursor, noteHit, noteKind, noteRow, searchMode, writeResult } from './rows';
 
 const tag = z.string().min(1).max(64);
 // guidelines and patterns: a project guideline shadows a shared one of the same language, category and title
@@ -82,7 +82,9 @@ export const knowledgeSearchInput = z.strictObject({
   tags: z.array(tag).max(20).optional().meta(docs('all of these')),
   top_k: z.number().int().min(1).max(50).optional().meta(docs('default 10')),
   min_similarity: z.number().min(0).max(1).optional(),
+  min_score: z.number().min(0).max(1).optional().describe('a hit no word matched needs this similarity'),
   lexical_only: z.boolean().optional(),
+  cursor: cursor.optional(),
   duplicates: z.boolean().optional().describe('list near-duplicate note pairs instead'),
 });
 export type KnowledgeSearchInput = z.infer<typeof knowledgeSearchInput>;
@@ -92,6 +94,7 @@ export const knowledgeSearchOutput = z.strictObject({
   mode: searchMode,
   model: z.string().nullable().describe('the embedding model the query was compared with'),
   fallback_reason: z.string().nullable().describe('why the search used words only'),
+  next_cursor: nextCursor.optional(),
   pairs: z
     .array(z.strictObject({ a: z.strictObject({ id, title: z.string() }), b: z.strictObject({ id, title: z.string() }), score: z.number(), link_id: id }))
     .optional()

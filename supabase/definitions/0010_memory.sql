@@ -835,8 +835,21 @@ declare
   v_tags text[] := case when p ? 'tags' then bullpen.text_array(p -> 'tags') end;
   v_top int := greatest(1, least(coalesce((p ->> 'top_k')::int, 10), 100));
   v_fused jsonb;
+  -- paging: the cursor is the offset into the ranked list. A hit by meaning alone below min_score
+  -- is no answer, so an unrelated query returns nothing. No default yet: the bundled local model
+  -- rates unrelated text up to 0.42 and some true matches below 0.4 (docs/knowledge.md)
+  v_cursor text := case when p ->> 'cursor' is not null then bullpen.cursor_arg(p) end;
+  v_offset int := 0;
+  v_min_score float8 := coalesce((p ->> 'min_score')::float8, 0);
+  v_page jsonb;
 begin
   perform bullpen.require_actor();
+  if v_cursor is not null then
+    if v_cursor !~ '^\d{1,3}$' then
+      perform bullpen.fail('VALIDATION_ERROR', 'cursor: not a next_cursor from this search', 'pass next_cursor back verbatim');
+    end if;
+    v_offset := v_cursor::int;
+  end if;
   if p ->> 'project_id' is not null then
     v_project := (bullpen.resolve_project(p ->> 'project_id')).id;
   end if;
@@ -844,21 +857,29 @@ begin
     return bullpen.note_duplicate_pairs(p, v_project);
   end if;
   if nullif(btrim(p ->> 'q'), '') is null then
-    return jsonb_build_object('results', (
-        select coalesce(jsonb_agg(bullpen.note_json(n) order by n.updated_at desc, n.id desc), '[]'::jsonb) from (
-          select * from public.knowledge_notes n
-           where n.tenant_id = bullpen.tenant_id() and bullpen.note_matches(n, v_project, v_kind, v_tags)
-           order by n.updated_at desc, n.id desc limit v_top) n),
-      'mode', 'lexical', 'model', null, 'fallback_reason', 'no query: newest notes first');
+    select coalesce(jsonb_agg(bullpen.note_json(n) order by n.updated_at desc, n.id desc), '[]'::jsonb) into v_page from (
+      select * from public.knowledge_notes n
+       where n.tenant_id = bullpen.tenant_id() and bullpen.note_matches(n, v_project, v_kind, v_tags)
+       order by n.updated_at desc, n.id desc offset v_offset limit v_top + 1) n;
+    return jsonb_build_object('results', coalesce((select jsonb_agg(e order by i) from jsonb_array_elements(v_page) with ordinality x(e, i) where i <= v_top), '[]'),
+      'mode', 'lexical', 'model', null, 'fallback_reason', 'no query: newest notes first',
+      'next_cursor', case when jsonb_array_length(v_page) > v_top then encode(convert_to((v_offset + v_top)::text, 'utf8'), 'base64') end);
   end if;
-  v_fused := bullpen.memory_fuse('note', p,
+  v_fused := bullpen.memory_fuse('note', p || jsonb_build_object('top_k', least(v_offset + v_top + 1, 100)),
     jsonb_build_object('project_id', v_project, 'kind', v_kind, 'tags', to_jsonb(v_tags)));
+  select coalesce(jsonb_agg(bullpen.note_json(n) || jsonb_build_object(
+           'similarity', r.similarity, 'lexical_rank', r.lexical_rank, 'score', r.score) order by r.o), '[]'::jsonb)
+    into v_page
+    from (select r.*, row_number() over (order by r.ord) as o
+            from jsonb_to_recordset(v_fused -> 'results') as r(id uuid, similarity float8, lexical_rank float8, score float8, ord int)
+           -- min_score: a hit no word matched must be this near by meaning
+           where v_fused ->> 'mode' = 'lexical' or r.lexical_rank is not null or r.similarity >= v_min_score) r
+    join public.knowledge_notes n on n.tenant_id = bullpen.tenant_id() and n.id = r.id
+   where r.o > v_offset and r.o <= v_offset + v_top + 1;
   return jsonb_build_object(
-    'results', (select coalesce(jsonb_agg(bullpen.note_json(n) || jsonb_build_object(
-                   'similarity', r.similarity, 'lexical_rank', r.lexical_rank, 'score', r.score) order by r.ord), '[]'::jsonb)
-                  from jsonb_to_recordset(v_fused -> 'results') as r(id uuid, similarity float8, lexical_rank float8, score float8, ord int)
-                  join public.knowledge_notes n on n.tenant_id = bullpen.tenant_id() and n.id = r.id),
-    'mode', v_fused ->> 'mode', 'model', v_fused -> 'model', 'fallback_reason', v_fused -> 'fallback_reason');
+    'results', coalesce((select jsonb_agg(e order by i) from jsonb_array_elements(v_page) with ordinality x(e, i) where i <= v_top), '[]'),
+    'mode', v_fused ->> 'mode', 'model', v_fused -> 'model', 'fallback_reason', v_fused -> 'fallback_reason',
+    'next_cursor', case when jsonb_array_length(v_page) > v_top then encode(convert_to((v_offset + v_top)::text, 'utf8'), 'base64') end);
 end
 $$;
 

@@ -218,3 +218,36 @@ describe('decisions: tags and deprecated', () => {
     expect(ok(await T.agent.call('decision_query', { status: 'accepted', tags: ['tools'] })).decisions).toEqual([]);
   });
 });
+
+describe('knowledge_search says no, and pages', () => {
+  it('min_score: an unrelated query returns nothing; a hit only by meaning needs the score', async () => {
+    await embedDue(db, localEmbedder());
+    // the local model rates this query 0.42 against "Retry pattern": without min_score it is the nearest note
+    const loose = ok(await T.agent.call('knowledge_search', { q: 'zygomorphic xylophone tuning forks' }));
+    expect(loose.results.every((r: { lexical_rank: number | null }) => r.lexical_rank === null)).toBe(true);
+    const none = ok(await T.agent.call('knowledge_search', { q: 'zygomorphic xylophone tuning forks', min_score: 0.6 }));
+    expect(none.results).toEqual([]);
+    // the same notes by meaning alone: with min_score 1 only a word match would pass, and none does
+    const strict = ok(await T.agent.call('knowledge_search', { q: 'resend failed callbacks later', min_score: 1 }));
+    expect(strict.results.every((r: { lexical_rank: number | null; similarity: number | null }) => r.lexical_rank !== null || r.similarity === 1)).toBe(true);
+  });
+
+  it('cursor pages through the ranked list without repeats', async () => {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 10; page++) {
+      const r = ok(await T.agent.call('knowledge_search', { q: 'webhook retry dead letter', top_k: 1, lexical_only: true, ...(cursor ? { cursor } : {}) }));
+      seen.push(...r.results.map((x: { id: string }) => x.id));
+      cursor = r.next_cursor ?? undefined;
+      if (!cursor) break;
+    }
+    const all = ok(await T.agent.call('knowledge_search', { q: 'webhook retry dead letter', top_k: 20, lexical_only: true })).results.map((x: { id: string }) => x.id);
+    expect(all.length).toBeGreaterThanOrEqual(2);
+    expect(seen).toEqual(all);
+    // the newest listing pages too
+    const first = ok(await T.agent.call('knowledge_search', { top_k: 2 }));
+    const second = ok(await T.agent.call('knowledge_search', { top_k: 2, cursor: first.next_cursor }));
+    expect(second.results[0].id).not.toBe(first.results[0].id);
+    fails(await T.agent.call('knowledge_search', { q: 'x', cursor: 'bm90IGEgY3Vyc29y' }), 'VALIDATION_ERROR');
+  });
+});
