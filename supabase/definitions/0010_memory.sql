@@ -837,7 +837,7 @@ declare
   v_fused jsonb;
   -- paging: the cursor is the offset into the ranked list. A hit by meaning alone below min_score
   -- is no answer, so an unrelated query returns nothing. No default yet: the bundled local model
-  -- rates unrelated text up to 0.42 and some true matches below 0.4 (docs/knowledge.md)
+  -- rates unrelated text up to 0.42 and some true matches below 0.4
   v_cursor text := case when p ->> 'cursor' is not null then bullpen.cursor_arg(p) end;
   v_offset int := 0;
   v_min_score float8 := coalesce((p ->> 'min_score')::float8, 0);
