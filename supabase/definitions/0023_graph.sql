@@ -201,6 +201,25 @@ end
 $$;
 alter function public.link_remove(jsonb) owner to bullpen_writer;
 
+/** The links from the root to a node of find_related's walk, in order, following each node's `via`. */
+create or replace function bullpen.link_path(p_all jsonb, p_id text) returns jsonb
+language plpgsql immutable
+as $$
+declare
+  v_path jsonb := '[]';
+  v_cur text := p_id;
+  v_via jsonb;
+begin
+  for i in 1..3 loop
+    v_via := p_all -> v_cur -> 'via';
+    exit when v_via is null or jsonb_typeof(v_via) = 'null';
+    v_path := jsonb_build_array(v_via - 'from') || v_path;
+    v_cur := v_via ->> 'from';
+  end loop;
+  return v_path;
+end
+$$;
+
 /**
  * The neighbourhood of an object: every object within `depth` links (either direction), each with
  * its distance, the path of relations that first reached it (the strongest at that distance), the
@@ -220,11 +239,10 @@ declare
   v_depth int := greatest(1, least(coalesce((p ->> 'depth')::int, 1), 3));
   v_limit int := greatest(1, least(coalesce((p ->> 'limit')::int, 20), 200));
   v_rels text[] := case when jsonb_typeof(p -> 'relations') = 'array' then bullpen.text_array(p -> 'relations') end;
-  v_seen jsonb;
+  v_all jsonb;
   v_frontier jsonb;
   v_ids uuid[];
   v_level jsonb;
-  v_found jsonb := '[]';
   d int;
   v_nodes jsonb;
   v_total int;
@@ -232,53 +250,52 @@ begin
   perform bullpen.require_actor();
   v_tenant := bullpen.tenant_id();
   v_root := bullpen.link_end(jsonb_build_object('type', p ->> 'type', 'id', p ->> 'id'), 'id');
-  -- the frontier and the nodes seen so far are maps keyed by id, so each level is one index probe
-  -- per frontier node (links_from_idx, links_to_idx) and a lookup per neighbour
-  v_seen := jsonb_build_object(v_root ->> 'id', true);
-  v_frontier := jsonb_build_object(v_root ->> 'id', jsonb_build_object('type', v_root ->> 'type', 'path', '[]'::jsonb, 'strength', 1));
+  -- every node reached so far, keyed by id, with the link it was first (and most strongly) reached
+  -- by: paths are rebuilt for the page's nodes only. The frontier is the last level; each level is
+  -- one index probe per frontier node (links_from_idx, links_to_idx)
+  v_all := jsonb_build_object(v_root ->> 'id', jsonb_build_object('type', v_root ->> 'type', 'strength', 1, 'distance', 0));
+  v_frontier := v_all;
   for d in 1..v_depth loop
     v_ids := array(select k::uuid from jsonb_object_keys(v_frontier) k);
     with nb as (
-      select l.from_type as src_type, v_frontier -> (l.from_id::text) as f, l.to_type as type, l.to_id as id,
+      select l.from_type as src_type, l.from_id as src_id, l.to_type as type, l.to_id as id,
              l.relation, l.strength, l.id as link_id, 'out' as direction
         from public.links l
        where l.tenant_id = v_tenant and l.from_id = any (v_ids) and (v_rels is null or l.relation = any (v_rels))
       union all
-      select l.to_type, v_frontier -> (l.to_id::text), l.from_type, l.from_id, l.relation, l.strength, l.id, 'in'
+      select l.to_type, l.to_id, l.from_type, l.from_id, l.relation, l.strength, l.id, 'in'
         from public.links l
        where l.tenant_id = v_tenant and l.to_id = any (v_ids) and (v_rels is null or l.relation = any (v_rels))
     ), scored as (
-      select nb.type, nb.id,
-             (nb.f -> 'path') || jsonb_build_array(jsonb_build_object('relation', nb.relation, 'direction', nb.direction,
-               'strength', round(nb.strength::numeric, 3), 'link_id', nb.link_id)) as path,
-             (nb.f ->> 'strength')::float8 * nb.strength as strength
+      select nb.*, (v_frontier -> (nb.src_id::text) ->> 'strength')::float8 * nb.strength as total
         from nb
-       where nb.f ->> 'type' = nb.src_type and not (v_seen ? nb.id::text)
+       where v_frontier -> (nb.src_id::text) ->> 'type' = nb.src_type and not (v_all ? nb.id::text)
     ), best as (
-      select distinct on (scored.id) scored.* from scored order by scored.id, scored.strength desc, scored.type
+      select distinct on (scored.id) scored.* from scored order by scored.id, scored.total desc, scored.type
     )
-    select jsonb_object_agg(b.id::text, jsonb_build_object('type', b.type, 'path', b.path, 'strength', b.strength))
+    select jsonb_object_agg(b.id::text, jsonb_build_object('type', b.type, 'strength', b.total, 'distance', d,
+             'via', jsonb_build_object('from', b.src_id, 'relation', b.relation, 'direction', b.direction,
+                                       'strength', round(b.strength::numeric, 3), 'link_id', b.link_id)))
       into v_level
-      from (select * from best order by strength desc, id limit 1000) b;
+      from (select * from best order by total desc, id limit 1000) b;
     exit when v_level is null;
-    v_seen := v_seen || (select jsonb_object_agg(k, true) from jsonb_object_keys(v_level) k);
-    v_found := v_found || (select jsonb_agg(v || jsonb_build_object('id', k, 'distance', d)) from jsonb_each(v_level) as e(k, v));
+    v_all := v_all || v_level;
     v_frontier := v_level;
   end loop;
-  -- rank first, then describe only the nodes that make the page (a node gone meanwhile is skipped)
-  v_total := jsonb_array_length(v_found);
+  -- rank, then describe only the nodes that make the page (a node gone meanwhile is skipped)
+  v_total := (select count(*)::int - 1 from jsonb_object_keys(v_all));
   select coalesce(jsonb_agg(x.obj || jsonb_build_object('distance', x.dist, 'strength', round(x.strength::numeric, 4),
-             'path', x.path,
+             'path', bullpen.link_path(v_all, x.id),
              'shared_tags', to_jsonb(array(select jsonb_array_elements_text(x.obj -> 'tags')
                                            intersect select jsonb_array_elements_text(v_root -> 'tags'))))
            order by x.rn), '[]')
     into v_nodes
     from (
-      select r.*, bullpen.link_object(r.type, r.id) as obj
-        from (select e ->> 'type' as type, (e ->> 'id')::uuid as id, (e ->> 'distance')::int as dist,
-                     (e ->> 'strength')::float8 as strength, e -> 'path' as path,
-                     row_number() over (order by (e ->> 'distance')::int, (e ->> 'strength')::float8 desc, e ->> 'id') as rn
-                from jsonb_array_elements(v_found) e) r
+      select r.*, bullpen.link_object(r.type, r.id::uuid) as obj
+        from (select e.k as id, e.v ->> 'type' as type, (e.v ->> 'distance')::int as dist, (e.v ->> 'strength')::float8 as strength,
+                     row_number() over (order by (e.v ->> 'distance')::int, (e.v ->> 'strength')::float8 desc, e.k) as rn
+                from jsonb_each(v_all) as e(k, v)
+               where (e.v ->> 'distance')::int > 0) r
        where r.rn <= v_limit + 20
     ) x
    where x.obj is not null;
@@ -379,6 +396,8 @@ revoke all on function bullpen.link_object(text, uuid) from public, anon, authen
 grant execute on function bullpen.link_object(text, uuid) to bullpen_writer, service_role;
 revoke all on function bullpen.link_end(jsonb, text) from public, anon, authenticated;
 grant execute on function bullpen.link_end(jsonb, text) to bullpen_writer, service_role;
+revoke all on function bullpen.link_path(jsonb, text) from public, anon, authenticated;
+grant execute on function bullpen.link_path(jsonb, text) to bullpen_writer, service_role;
 revoke all on function bullpen.link_json(public.links) from public, anon, authenticated;
 grant execute on function bullpen.link_json(public.links) to bullpen_writer, service_role;
 
