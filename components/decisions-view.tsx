@@ -22,6 +22,7 @@ const STATUS_TONE: Record<DecisionHit['status'], string> = {
   accepted: 'bg-emerald-50 text-emerald-700 ring-emerald-200',
   rejected: 'bg-rose-50 text-rose-700 ring-rose-200',
   superseded: 'bg-zinc-100 text-zinc-500 ring-zinc-200',
+  deprecated: 'bg-zinc-100 text-zinc-600 ring-zinc-300',
 };
 
 export function DecisionStatus({ status }: { status: DecisionHit['status'] }) {

@@ -17,7 +17,7 @@ import { Markdown } from './markdown';
 import { SkeletonRows } from './skeleton';
 import { TimeAgo } from './time-ago';
 
-const KINDS = ['note', 'runbook', 'finding', 'snippet'] as const;
+const KINDS = ['note', 'runbook', 'finding', 'snippet', 'guideline', 'pattern', 'journal'] as const satisfies readonly NoteHit['kind'][];
 
 const EMBED_TONE: Record<NoteHit['embedding_status'], string> = {
   pending: 'bg-amber-50 text-amber-700',

@@ -20,6 +20,9 @@ export const relatedTaskIds = z
   .meta(docs('tasks it came from'));
 
 const loggedStatus = z.enum(['proposed', 'accepted', 'rejected']);
+// deprecated: still the record of what was decided, no longer to be followed
+const settableStatus = z.enum(['proposed', 'accepted', 'rejected', 'deprecated']);
+const tags = z.array(z.string().min(1).max(64)).max(20);
 const anyStatus = decisionStatus;
 
 export const decisionLogInput = z.strictObject({
@@ -33,6 +36,7 @@ export const decisionLogInput = z.strictObject({
   status: loggedStatus.optional().meta(docs('default accepted')),
   supersedes_decision_id: uuid.optional().meta(docs('it becomes superseded')),
   related_task_ids: relatedTaskIds.optional(),
+  tags: tags.optional(),
   idempotency_key: idempotencyKey.optional(),
 });
 export type DecisionLogInput = z.infer<typeof decisionLogInput>;
@@ -50,7 +54,7 @@ export type DecisionLogOutput = z.infer<typeof decisionLogOutput>;
 
 export const decisionSetStatusInput = z.strictObject({
   decision_id: uuid,
-  status: loggedStatus,
+  status: settableStatus,
   note: z.string().min(1).max(2000).optional(),
   idempotency_key: idempotencyKey.optional(),
 });
@@ -63,10 +67,11 @@ export const decisionQueryInput = z.strictObject({
   project_id: projectRef.optional(),
   q: z.string().min(1).max(1000).optional(),
   semantic: z.boolean().optional().meta(docs('rank by meaning (needs q)')),
-  status: z.union([anyStatus, z.array(anyStatus).min(1).max(4)]).optional(),
+  status: z.union([anyStatus, z.array(anyStatus).min(1).max(5)]).optional(),
   include_superseded: z.boolean().optional(),
   since: z.iso.datetime({ offset: true }).optional(),
   task_id: taskRef.optional(),
+  tags: tags.optional().meta(docs('all of these')),
   top_k: z.number().int().min(1).max(50).optional().meta(docs('default 10')),
   min_similarity: z.number().min(0).max(1).optional(),
   limit: limit(50, 200).optional(),

@@ -243,7 +243,7 @@ export const GLOSSARY: readonly { term: string; definition: string }[] = [
   {
     term: 'Knowledge entry',
     definition:
-      'A durable note, runbook, finding or snippet that outlives a task (knowledge_write), found by meaning with knowledge_search; expires_at makes it temporary.',
+      'A durable note, runbook, finding, snippet, guideline, pattern or journal entry that outlives a task (knowledge_write), found by meaning with knowledge_search; expires_at makes it temporary.',
   },
   {
     term: 'Skill',
@@ -370,7 +370,7 @@ A claim puts a time-limited lease on a task; while it is live nobody else can cl
 
 ## Memory
 - Decisions: \`decision_log\`, \`decision_set_status\`, \`decision_query\` (see \`decisions\`).
-- Knowledge: \`knowledge_write\`, \`knowledge_update\`, \`knowledge_search\` (see \`knowledge\`).
+- Knowledge: \`knowledge_write\`, \`knowledge_update\`, \`knowledge_search\`, \`knowledge_retract\`, \`guidelines_get\`, and links: \`link_add\`, \`link_remove\`, \`find_related\` (see \`knowledge\`).
 - Search & skills: \`search\` (keywords, everything), \`skill_list\`, \`skill_get\`, \`skill_upsert\` (see \`skills\`).
 
 ## All of it, one vocabulary
@@ -612,7 +612,36 @@ The write returns at once with \`embedding_status: "pending"\`; the note is sear
 
 ## Temporary and corrected knowledge
 - \`expires_at\` makes a note temporary ("deploy freeze until Friday"): after it, the note leaves search and is purged.
-- Found a note wrong? Fix it with \`knowledge_update\` (\`patch\` with \`title\`, \`body\`, \`tags\`, \`kind\`, \`expires_at\`, \`related_task_ids\`) instead of writing a contradicting one. \`expected_version\` refuses with \`CONFLICT\` if someone changed it meanwhile.
+- Found a note wrong? Fix it with \`knowledge_update\` (\`patch\` with \`title\`, \`body\`, \`tags\`, \`kind\`, \`language\`, \`category\`, \`expires_at\`, \`related_task_ids\`) instead of writing a contradicting one. \`expected_version\` refuses with \`CONFLICT\` if someone changed it meanwhile.
+- A newer note replaces an older one: \`{"tool": "knowledge_update", "arguments": {"note_id": "<new>", "supersedes": "<old>"}}\`. The old note leaves search (as a superseded decision does), keeps \`superseded_by\`, and the two are linked \`supersedes\`.
+- A note that turned out wrong and has no successor: \`{"tool": "knowledge_retract", "arguments": {"note_id": "<id>", "reason": "measured: 2 GB, not 10"}}\`. It stays readable by id, marked retracted, and is gone from search.
+- A write that nearly repeats a live note is not refused: the answer names it in \`similar\` (similarity ≥ 0.92 by default, \`BULLPEN_DUPLICATE_SIMILARITY\`), and \`knowledge_search\` with \`duplicates: true\` lists such pairs so someone can merge them.
+
+## Guidelines and patterns
+\`kind: "guideline"\` and \`kind: "pattern"\` take a \`language\` and a \`category\`; \`kind: "journal"\` is for a dated log. A guideline without a project is shared by the workspace; one in a project overrides the shared one with the same language, category and title. Before coding in a project, read what is in force:
+
+\`\`\`json
+{ "tool": "guidelines_get", "arguments": { "project_id": "PA", "language": "typescript" } }
+\`\`\`
+
+Project guidelines come first, each marked \`scope\` (\`project\` or \`shared\`) with \`shadows\` naming the shared one it overrides.
+
+## Link what belongs together
+Any two objects (task, project, decision, note, handoff, skill, run, code_ref, attachment) can be linked with a relation: \`relates_to\`, \`depends_on\`, \`implements\`, \`extends\`, \`supersedes\`, \`explains\`, \`duplicates\` or \`contradicts\`, and a \`strength\` from 0 to 1 (default 1). Linking the same pair with the same relation again updates the strength.
+
+\`\`\`json
+{ "tool": "link_add", "arguments": { "from": { "type": "note", "id": "<note id>" }, "to": { "type": "task", "id": "PA-12" }, "relation": "explains", "strength": 0.8 } }
+\`\`\`
+
+A dependency between two tasks is not a link: \`task_link\` keeps those, with its cycle checks, and \`link_add\` refuses \`depends_on\` between tasks. Two notes linked \`contradicts\` both carry \`conflicts\` wherever they are returned, until someone settles it. \`link_remove\` takes a \`link_id\`, or \`from\` and \`to\` (and a \`relation\`).
+
+To see the context of something, walk its neighbourhood:
+
+\`\`\`json
+{ "tool": "find_related", "arguments": { "type": "task", "id": "PA-12", "depth": 2, "relations": ["explains", "implements"] } }
+\`\`\`
+
+Each node has its \`distance\`, the \`path\` of relations that reached it, the product of the strengths along it, and the \`shared_tags\` it has with the start; the nearest and strongest come first. Deleting or purging an object removes its links.
 
 For keywords across everything (tasks, decisions, comments, handoffs, skills), use \`search\`: \`{"tool": "search", "arguments": {"q": "PAYMENTS_SANDBOX"}}\`. It matches words, not meaning.
 `;

@@ -131,7 +131,8 @@ describe('the advertised input schema', () => {
     for (const tool of registry) {
       const text = JSON.stringify(inputJsonSchema(tool));
       for (const k of ['$schema', 'default', 'minLength', 'maxLength', 'minItems', 'maxItems', 'minimum', 'maximum', 'pattern', 'propertyNames', 'x-docs']) {
-        expect(text, `${tool.name}: ${k}`).not.toContain(`"${k}"`);
+        // as a key: "pattern" is also a note kind, a value
+        expect(text, `${tool.name}: ${k}`).not.toContain(`"${k}":`);
       }
       expect(text, tool.name).not.toContain('"format":"uuid"');
     }

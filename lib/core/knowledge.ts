@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { withQueryEmbedding } from './recall';
+import { withNoteEmbedding, withQueryEmbedding } from './recall';
 import { defineTool } from './tool';
-import { docs, idempotencyKey, projectRef, uuid } from './fields';
+import { cursor, docs, idempotencyKey, projectRef, uuid } from './fields';
 import { relatedTaskIds } from './decisions';
-import { id, noteHit, noteKind, noteRow, searchMode, writeResult } from './rows';
+import { id, nextCursor, noteHit, noteKind, noteRow, searchMode, writeResult } from './rows';
 
 const tag = z.string().min(1).max(64);
+// guidelines and patterns: a project guideline shadows a shared one of the same language, category and title
+const facet = z.string().min(1).max(64);
 const expiresAt = z.iso.datetime({ offset: true }).meta(docs('then it is purged'));
 
 export const knowledgeWriteInput = z.strictObject({
@@ -14,13 +16,22 @@ export const knowledgeWriteInput = z.strictObject({
   kind: noteKind.optional().meta(docs('default note')),
   project_id: projectRef.optional(),
   tags: z.array(tag).max(20).optional(),
+  language: facet.optional(),
+  category: facet.optional(),
   expires_at: expiresAt.optional(),
   related_task_ids: relatedTaskIds.optional(),
   idempotency_key: idempotencyKey.optional(),
 });
 export type KnowledgeWriteInput = z.infer<typeof knowledgeWriteInput>;
 
-export const knowledgeWriteOutput = writeResult({ note: noteRow, note_id: id, embedding_status: noteRow.shape.embedding_status });
+const similarNote = z.strictObject({ id, title: z.string(), score: z.number() });
+
+export const knowledgeWriteOutput = writeResult({
+  note: noteRow,
+  note_id: id,
+  embedding_status: noteRow.shape.embedding_status,
+  similar: z.array(similarNote).describe('live notes this one nearly duplicates; kept as duplicates links'),
+});
 export type KnowledgeWriteOutput = z.infer<typeof knowledgeWriteOutput>;
 
 export const knowledgeUpdateInput = z.strictObject({
@@ -31,15 +42,30 @@ export const knowledgeUpdateInput = z.strictObject({
       body: z.string().min(1).max(100_000).optional(),
       tags: z.array(tag).max(20).optional(),
       kind: noteKind.optional(),
+      language: facet.nullable().optional(),
+      category: facet.nullable().optional(),
       project_id: projectRef.nullable().optional(),
       expires_at: expiresAt.nullable().optional().describe('null keeps it for good'),
       related_task_ids: relatedTaskIds.optional().meta(docs('replaces them')),
     })
-    .refine((p) => Object.keys(p).length > 0, 'name at least one field to change'),
+    .refine((p) => Object.keys(p).length > 0, 'name at least one field to change')
+    .optional()
+    .meta(docs('patch, supersedes or both')),
+  supersedes: uuid.optional().describe('a note this one replaces; it leaves search'),
   expected_version: z.number().int().min(1).max(2_147_483_647).optional().meta(docs('CONFLICT unless still this version')),
   idempotency_key: idempotencyKey.optional(),
-});
+}).refine((v) => v.patch !== undefined || v.supersedes !== undefined, { message: 'name a patch, supersedes or both', path: ['patch'] });
 export type KnowledgeUpdateInput = z.infer<typeof knowledgeUpdateInput>;
+
+export const knowledgeRetractInput = z.strictObject({
+  note_id: uuid,
+  reason: z.string().min(1).max(2000),
+  idempotency_key: idempotencyKey.optional(),
+});
+export type KnowledgeRetractInput = z.infer<typeof knowledgeRetractInput>;
+
+export const knowledgeRetractOutput = writeResult({ note: noteRow });
+export type KnowledgeRetractOutput = z.infer<typeof knowledgeRetractOutput>;
 
 export const knowledgeUpdateOutput = writeResult({
   note: noteRow,
@@ -56,7 +82,10 @@ export const knowledgeSearchInput = z.strictObject({
   tags: z.array(tag).max(20).optional().meta(docs('all of these')),
   top_k: z.number().int().min(1).max(50).optional().meta(docs('default 10')),
   min_similarity: z.number().min(0).max(1).optional(),
+  min_score: z.number().min(0).max(1).optional().describe('a hit no word matched needs this similarity'),
   lexical_only: z.boolean().optional(),
+  cursor: cursor.optional(),
+  duplicates: z.boolean().optional().describe('list near-duplicate note pairs instead'),
 });
 export type KnowledgeSearchInput = z.infer<typeof knowledgeSearchInput>;
 
@@ -65,6 +94,11 @@ export const knowledgeSearchOutput = z.strictObject({
   mode: searchMode,
   model: z.string().nullable().describe('the embedding model the query was compared with'),
   fallback_reason: z.string().nullable().describe('why the search used words only'),
+  next_cursor: nextCursor.optional(),
+  pairs: z
+    .array(z.strictObject({ a: z.strictObject({ id, title: z.string() }), b: z.strictObject({ id, title: z.string() }), score: z.number(), link_id: id }))
+    .optional()
+    .describe('with duplicates: near-duplicate pairs, strongest first'),
 });
 export type KnowledgeSearchOutput = z.infer<typeof knowledgeSearchOutput>;
 
@@ -79,6 +113,7 @@ export const knowledgeTools = [
     output: knowledgeWriteOutput,
     kind: 'write',
     idempotency: 'derived',
+    prepare: async (input, ctx) => withNoteEmbedding(input, ctx),
   }),
   defineTool({
     name: 'knowledge_update',
@@ -88,6 +123,17 @@ export const knowledgeTools = [
       'Patches a note; expected_version guards concurrent edits. Returns {note, changed}. Use when a note is wrong or stale.',
     input: knowledgeUpdateInput,
     output: knowledgeUpdateOutput,
+    kind: 'write',
+    idempotency: 'derived',
+    idempotent: true,
+  }),
+  defineTool({
+    name: 'knowledge_retract',
+    room: 'knowledge',
+    title: 'Retract a knowledge note',
+    description: 'Marks a note retracted with a reason: readable by id, gone from search. Returns {note}. Use when a note is wrong.',
+    input: knowledgeRetractInput,
+    output: knowledgeRetractOutput,
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,

@@ -1,3 +1,4 @@
+import { env } from '../shared/env';
 import { corePort } from './ports';
 import type { ToolContext } from './tool';
 
@@ -16,5 +17,23 @@ export async function withQueryEmbedding(args: Record<string, unknown>, ctx: Too
     return { ...args, query_embedding: vector, embedding_model: model };
   } catch (err) {
     return { ...args, embedder_error: (err as Error).message.slice(0, 300) };
+  }
+}
+
+/**
+ * Adds a new note's embedding (of the text it is embedded from) and the near-duplicate threshold
+ * (BULLPEN_DUPLICATE_SIMILARITY) to knowledge_write, so the database can name the live notes it
+ * nearly repeats. Without vectors or an embedder the database compares trigrams instead.
+ */
+export async function withNoteEmbedding(args: Record<string, unknown>, ctx: ToolContext): Promise<Record<string, unknown>> {
+  const threshold = Number(env('BULLPEN_DUPLICATE_SIMILARITY'));
+  const out = { ...args, duplicate_threshold: Number.isFinite(threshold) && threshold > 0 && threshold <= 1 ? threshold : 0.92 };
+  const embed = corePort('embedQuery');
+  if (!ctx.db.vector || !embed || typeof args.title !== 'string' || typeof args.body !== 'string') return out;
+  try {
+    const { vector, model } = await embed(`${args.title}\n\n${args.body}`);
+    return { ...out, query_embedding: vector, embedding_model: model };
+  } catch {
+    return out;
   }
 }

@@ -4,6 +4,7 @@ import { commentTools } from './comments';
 import { decisionTools } from './decisions';
 import { feedbackTools } from './feedback';
 import { guideTools } from './guide';
+import { graphTools } from './graph';
 import { handoffTools } from './handoffs';
 import { identityTools } from './identity';
 import { insightTools } from './insights';
@@ -24,6 +25,7 @@ export const registry: readonly ToolDef[] = [
   ...handoffTools,
   ...decisionTools,
   ...knowledgeTools,
+  ...graphTools,
   ...searchTools,
   ...activityTools,
   ...attachmentTools,

@@ -569,8 +569,8 @@ export type ReviewState = z.infer<typeof reviewState>;
 // Memory: decisions, knowledge notes, skills (bullpen.decision_json, note_json, skill_json)
 // ---------------------------------------------------------------------------------------------
 
-export const decisionStatus = z.enum(['proposed', 'accepted', 'rejected', 'superseded']);
-export const noteKind = z.enum(['note', 'runbook', 'finding', 'snippet']);
+export const decisionStatus = z.enum(['proposed', 'accepted', 'rejected', 'superseded', 'deprecated']);
+export const noteKind = z.enum(['note', 'runbook', 'finding', 'snippet', 'guideline', 'pattern', 'journal']);
 export const embeddingStatus = z
   .enum(['pending', 'ready', 'failed', 'unavailable'])
   .describe('pending until the background job embeds it; unavailable where the database has no pgvector');
@@ -609,6 +609,7 @@ export const decisionRow = z
     consequences: z.string().nullable(),
     options: z.array(decisionOptionRow),
     status: decisionStatus,
+    tags: z.array(z.string()),
     supersedes_decision_id: id.nullable(),
     superseded_by: id.nullable().describe('the decision that replaced this one'),
     author_actor_id: id,
@@ -635,8 +636,16 @@ export const noteRow = z
     title: z.string(),
     body: z.string(),
     tags: z.array(z.string()),
+    language: z.string().nullable(),
+    category: z.string().nullable(),
     expires_at: timestamp.nullable(),
     version: z.number().int().positive(),
+    superseded_by: id.nullable().describe('the note that replaced this one; hidden from search'),
+    retracted_at: timestamp.nullable().describe('retracted: readable by id, gone from search'),
+    retracted_reason: z.string().nullable(),
+    conflicts: z
+      .array(z.strictObject({ id, title: z.string(), link_id: id }))
+      .describe('notes linked to this one as contradicting it'),
     author_actor_id: id,
     author: z.string().nullable(),
     updated_by_actor_id: id.nullable(),
@@ -648,7 +657,7 @@ export const noteRow = z
     embedding_model: z.string().nullable(),
     embedding_error: z.string().nullable().describe('the last embedding failure, while retrying or failed'),
   })
-  .meta({ id: 'Note', description: 'A knowledge note (note, runbook, finding or snippet).' });
+  .meta({ id: 'Note', description: 'A knowledge note (note, runbook, finding, snippet, guideline, pattern or journal).' });
 export type NoteRow = z.infer<typeof noteRow>;
 
 export const noteHit = noteRow.extend(recallScores).meta({ id: 'NoteHit' });

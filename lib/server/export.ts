@@ -47,6 +47,8 @@ export const EXPORT_TABLES: readonly ExportTable[] = [
   { table: 'public.note_tasks', tenant: 'tenant_id' },
   { table: 'public.skills', tenant: 'tenant_id' },
   { table: 'public.memory_embeddings', tenant: 'tenant_id', derived: true },
+  // typed links between any two objects (after the tables whose rows they name)
+  { table: 'public.links', tenant: 'tenant_id' },
   // coordination
   { table: 'public.handoffs', tenant: 'tenant_id' },
   { table: 'public.handoff_recipients', tenant: 'tenant_id' },
@@ -292,6 +294,14 @@ const OBJECT_TABLES: Record<string, string> = {
   note: 'public.knowledge_notes',
   comment: 'public.comments',
   handoff: 'public.handoffs',
+};
+/** The table each end of a link names, by its type. */
+const LINK_TABLES: Record<string, string> = {
+  ...OBJECT_TABLES,
+  skill: 'public.skills',
+  run: 'public.runs',
+  code_ref: 'public.code_refs',
+  attachment: 'public.attachments',
 };
 /** Tables that point at another row by (object_type, object_id), with no foreign key to hold it. */
 const POLYMORPHIC = ['public.comments', 'public.code_refs', 'public.attachments'];
@@ -710,6 +720,24 @@ async function importInTransaction(
         'import the file bullpen export wrote, unedited',
       ),
     );
+  }
+  // a link names two objects by (type, id): both ends must be rows of the file
+  const links = tables.find((x) => x.table === 'public.links');
+  if (links && counts[links.section]) {
+    for (const end of ['from', 'to']) {
+      const arms = Object.entries(LINK_TABLES)
+        .filter(([, target]) => present.has(target))
+        .map(([type, target]) => `when '${type}' then exists (select 1 from ${qualified(target)} o where o.tenant_id = ${tenantLit} and o.id = c.${end}_id)`)
+        .join(' ');
+      statements.push(
+        refuseIf(
+          `select 1 from public.links c where c.tenant_id = ${tenantLit} and not (case c.${end}_type ${arms} else false end)`,
+          `tables.links.${end}_id`,
+          'a link names an object the file does not have',
+          'import the file bullpen export wrote, unedited',
+        ),
+      );
+    }
   }
   // the rules the database keeps between actors, which the quiet triggers did not check
   statements.push(

@@ -127,6 +127,12 @@ export const ENV_VARS = [
     audience: 'server',
   },
   { name: 'BULLPEN_EMBEDDING_DIMENSIONS', defaultText: "the model's own", description: 'shortened dimensions for the OpenAI model', audience: 'server' },
+  {
+    name: 'BULLPEN_DUPLICATE_SIMILARITY',
+    default: '0.92',
+    description: 'how similar (0–1) a new note must be to a live one for knowledge_write to name it in `similar` and knowledge_search `duplicates` to list the pair',
+    audience: 'server',
+  },
   // files
   { name: 'BULLPEN_FILES_DIR', defaultText: '`files` beside the data dir', description: 'where uploaded attachment files are kept (embedded storage)', audience: 'server' },
   { name: 'BULLPEN_MAX_UPLOAD_BYTES', default: '26214400', defaultText: '`26214400` (25 MiB)', description: 'largest uploaded file; larger → 413 naming the limit', audience: 'server' },

@@ -167,7 +167,7 @@ begin
     'id', d.id, 'project_id', d.project_id,
     'project_key', (select pr.key from public.projects pr where pr.tenant_id = d.tenant_id and pr.id = d.project_id),
     'title', d.title, 'choice', d.choice, 'context', d.context, 'rationale', d.rationale,
-    'consequences', d.consequences, 'options', d.options, 'status', d.status,
+    'consequences', d.consequences, 'options', d.options, 'status', d.status, 'tags', to_jsonb(d.tags),
     'supersedes_decision_id', d.supersedes_decision_id, 'superseded_by', d.superseded_by,
     'author_actor_id', d.author_actor_id,
     'author', (select a.display_name from public.actors a where a.tenant_id = d.tenant_id and a.id = d.author_actor_id),
@@ -185,7 +185,17 @@ begin
   return jsonb_build_object(
     'id', n.id, 'project_id', n.project_id,
     'project_key', (select pr.key from public.projects pr where pr.tenant_id = n.tenant_id and pr.id = n.project_id),
-    'kind', n.kind, 'title', n.title, 'tags', to_jsonb(n.tags), 'expires_at', n.expires_at, 'version', n.version,
+    'kind', n.kind, 'title', n.title, 'tags', to_jsonb(n.tags), 'language', n.language, 'category', n.category,
+    'expires_at', n.expires_at, 'version', n.version,
+    'superseded_by', n.superseded_by, 'retracted_at', n.retracted_at, 'retracted_reason', n.retracted_reason,
+    -- a note linked `contradicts` to another shows the conflict wherever it is returned
+    'conflicts', (select coalesce(jsonb_agg(jsonb_build_object('id', o.id, 'title', o.title, 'link_id', l.id) order by o.created_at, o.id), '[]'::jsonb)
+                    from public.links l
+                    join public.knowledge_notes o on o.tenant_id = l.tenant_id
+                     and o.id = case when l.from_id = n.id then l.to_id else l.from_id end
+                   where l.tenant_id = n.tenant_id and l.relation = 'contradicts'
+                     and ((l.from_type = 'note' and l.from_id = n.id and l.to_type = 'note')
+                       or (l.to_type = 'note' and l.to_id = n.id and l.from_type = 'note'))),
     'author_actor_id', n.author_actor_id,
     'author', (select a.display_name from public.actors a where a.tenant_id = n.tenant_id and a.id = n.author_actor_id),
     'updated_by_actor_id', n.updated_by_actor_id, 'run_id', n.run_id,
@@ -285,11 +295,12 @@ begin
   v_tasks := bullpen.memory_task_ids(p -> 'related_task_ids');
   v_embed := bullpen.decision_embed_text(p ->> 'title', p ->> 'choice', p ->> 'context', p ->> 'rationale', p ->> 'consequences');
   insert into public.decisions (tenant_id, project_id, title, choice, context, rationale, consequences, options, status,
-                                supersedes_decision_id, author_actor_id, run_id, content_hash, embedding_status)
+                                supersedes_decision_id, author_actor_id, run_id, content_hash, embedding_status, tags)
   values (bullpen.tenant_id(), coalesce(v_project.id, v_old.project_id), p ->> 'title', p ->> 'choice', p ->> 'context',
           p ->> 'rationale', p ->> 'consequences', bullpen.normalize_options(p -> 'options'),
           coalesce(p ->> 'status', 'accepted'), v_old.id, bullpen.actor_id(), bullpen.run_id(),
-          bullpen.memory_hash(v_embed), case when v_unavailable then 'unavailable' else 'pending' end)
+          bullpen.memory_hash(v_embed), case when v_unavailable then 'unavailable' else 'pending' end,
+          array(select distinct unnest(bullpen.text_array(p -> 'tags'))))
   returning * into v_decision;
   insert into public.decision_tasks (tenant_id, decision_id, task_id)
   select v_decision.tenant_id, v_decision.id, unnest(v_tasks);
@@ -335,8 +346,8 @@ begin
     perform bullpen.fail('INVALID_TRANSITION', format('decision %s is superseded by %s; its status no longer moves', v_decision.id, v_decision.superseded_by),
       'change the current decision (superseded_by) instead', jsonb_build_object('from', 'superseded', 'superseded_by', v_decision.superseded_by));
   end if;
-  if p ->> 'status' not in ('proposed', 'accepted', 'rejected') then
-    perform bullpen.fail('VALIDATION_ERROR', format('status: must be proposed, accepted or rejected, got %s', p ->> 'status'),
+  if p ->> 'status' not in ('proposed', 'accepted', 'rejected', 'deprecated') then
+    perform bullpen.fail('VALIDATION_ERROR', format('status: must be proposed, accepted, rejected or deprecated, got %s', p ->> 'status'),
       'to replace a decision, log a new one with supersedes_decision_id');
   end if;
   if v_previous = p ->> 'status' then
@@ -391,6 +402,7 @@ declare
   v_more boolean;
   v_last text;
   v_fused jsonb;
+  v_tags text[] := case when jsonb_typeof(p -> 'tags') = 'array' and jsonb_array_length(p -> 'tags') > 0 then bullpen.text_array(p -> 'tags') end;
 begin
   perform bullpen.require_actor();
   if p ->> 'project_id' is not null then
@@ -400,7 +412,7 @@ begin
     v_task := (bullpen.resolve_task(p ->> 'task_id')).id;
   end if;
   v_statuses := coalesce(v_statuses, case when coalesce((p ->> 'include_superseded')::boolean, false)
-    then array['proposed', 'accepted', 'rejected', 'superseded'] else array['proposed', 'accepted', 'rejected'] end);
+    then array['proposed', 'accepted', 'rejected', 'deprecated', 'superseded'] else array['proposed', 'accepted', 'rejected', 'deprecated'] end);
   if coalesce((p ->> 'semantic')::boolean, false) then
     if v_q is null then
       perform bullpen.fail('VALIDATION_ERROR', 'q: semantic recall needs a query', 'pass q, or drop semantic to list decisions');
@@ -411,7 +423,9 @@ begin
       'decisions', (select coalesce(jsonb_agg(bullpen.decision_json(d) || jsonb_build_object(
                        'similarity', r.similarity, 'lexical_rank', r.lexical_rank, 'score', r.score) order by r.ord), '[]'::jsonb)
                       from jsonb_to_recordset(v_fused -> 'results') as r(id uuid, similarity float8, lexical_rank float8, score float8, ord int)
-                      join public.decisions d on d.tenant_id = bullpen.tenant_id() and d.id = r.id),
+                      join public.decisions d on d.tenant_id = bullpen.tenant_id() and d.id = r.id
+                     -- tags narrow the ranked hits (all of them must be present)
+                     where v_tags is null or d.tags @> v_tags),
       'mode', v_fused ->> 'mode', 'model', v_fused -> 'model', 'fallback_reason', v_fused -> 'fallback_reason',
       'next_cursor', null);
   end if;
@@ -420,6 +434,7 @@ begin
       from public.decisions d
      where d.tenant_id = bullpen.tenant_id()
        and bullpen.decision_matches(d, v_project, v_statuses, v_since, v_task)
+       and (v_tags is null or d.tags @> v_tags)
        and (v_q is null or d.search @@ websearch_to_tsquery('english'::regconfig, v_q)
             or d.title operator(public.%) v_q or d.title ilike '%' || bullpen.like_escape(v_q) || '%')
        and (v_cursor is null or to_char(d.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') || ' ' || d.id::text < v_cursor)
@@ -442,6 +457,67 @@ $$;
 -- Knowledge
 -- ---------------------------------------------------------------------------------------------
 
+/**
+ * Live notes at least p.duplicate_threshold (default 0.92) similar to a note just written:
+ * [{id, title, score}], best first. By meaning when the server embedded the note's text
+ * (query_embedding), else by trigram similarity of the text. Each pair is kept as a
+ * `duplicates` link (knowledge_search duplicates:true lists them).
+ */
+create or replace function bullpen.note_similar(v_note public.knowledge_notes, p jsonb) returns jsonb
+language plpgsql
+as $$
+declare
+  v_threshold float8 := coalesce((p ->> 'duplicate_threshold')::float8, 0.92);
+  v_text text := bullpen.note_embed_text(v_note.title, v_note.body);
+  v_found jsonb;
+begin
+  if p ? 'query_embedding' and jsonb_typeof(p -> 'query_embedding') = 'array' and bullpen.memory_vectors_available() then
+    select coalesce(jsonb_agg(jsonb_build_object('id', n.id, 'title', n.title, 'score', round(c.sim::numeric, 4)) order by c.sim desc, n.id), '[]')
+      into v_found
+      from (select (e ->> 'id')::uuid as id, (e ->> 'similarity')::float8 as sim
+              from jsonb_array_elements(bullpen.memory_vector_candidates('note', p -> 'query_embedding', p ->> 'embedding_model', 5, '{}'::jsonb)) e) c
+      join public.knowledge_notes n on n.tenant_id = v_note.tenant_id and n.id = c.id
+     where c.sim >= v_threshold and n.id <> v_note.id;
+  else
+    select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'title', x.title, 'score', round(x.sim::numeric, 4)) order by x.sim desc, x.id), '[]')
+      into v_found
+      from (select n.id, n.title, public.similarity(bullpen.note_embed_text(n.title, n.body), v_text)::float8 as sim
+              from public.knowledge_notes n
+             where n.tenant_id = v_note.tenant_id and n.id <> v_note.id and n.title operator(public.%) v_note.title
+               and bullpen.note_matches(n, null, null, null)
+             order by 3 desc limit 5) x
+     where x.sim >= v_threshold;
+  end if;
+  insert into public.links as l (tenant_id, from_type, from_id, to_type, to_id, relation, strength, note, created_by_actor_id)
+  select v_note.tenant_id, 'note', v_note.id, 'note', (e ->> 'id')::uuid, 'duplicates', least(1, (e ->> 'score')::real),
+         'near-duplicate found on write', bullpen.actor_id()
+    from jsonb_array_elements(v_found) e
+  on conflict (tenant_id, from_type, from_id, to_type, to_id, relation) do nothing;
+  return v_found;
+end
+$$;
+
+/** The near-duplicate pairs of live notes (`duplicates` links), strongest first. */
+create or replace function bullpen.note_duplicate_pairs(p jsonb, p_project uuid) returns jsonb
+language plpgsql stable
+as $$
+begin
+  return (select jsonb_build_object('results', '[]'::jsonb, 'mode', 'lexical', 'model', null,
+    'fallback_reason', 'duplicates: pairs of live notes found alike on write',
+    'pairs', coalesce(jsonb_agg(jsonb_build_object('a', jsonb_build_object('id', a.id, 'title', a.title),
+                                                   'b', jsonb_build_object('id', b.id, 'title', b.title),
+                                                   'score', round(l.strength::numeric, 4), 'link_id', l.id)
+                                order by l.strength desc, l.created_at desc, l.id), '[]'::jsonb))
+    from (select * from public.links l
+           where l.tenant_id = bullpen.tenant_id() and l.relation = 'duplicates' and l.from_type = 'note' and l.to_type = 'note'
+           order by l.strength desc, l.created_at desc
+           limit greatest(1, least(coalesce((p ->> 'top_k')::int, 10), 100)) * 4) l
+    join public.knowledge_notes a on a.tenant_id = l.tenant_id and a.id = l.from_id
+    join public.knowledge_notes b on b.tenant_id = l.tenant_id and b.id = l.to_id
+   where bullpen.note_matches(a, p_project, null, null) and bullpen.note_matches(b, null, null, null));
+end
+$$;
+
 create or replace function public.knowledge_write(p jsonb) returns jsonb
 language plpgsql
 security definer
@@ -453,6 +529,7 @@ declare
   v_note public.knowledge_notes;
   v_tasks uuid[];
   v_expires timestamptz := bullpen.timestamptz_arg(p, 'expires_at');
+  v_similar jsonb;
 begin
   perform bullpen.require_actor();
   v_replay := bullpen.idem_begin('knowledge_write', p);
@@ -466,9 +543,9 @@ begin
     perform bullpen.fail('VALIDATION_ERROR', 'expires_at: must be in the future', 'omit expires_at for a note that lasts');
   end if;
   v_tasks := bullpen.memory_task_ids(p -> 'related_task_ids');
-  insert into public.knowledge_notes (tenant_id, project_id, kind, title, body, tags, expires_at, author_actor_id,
+  insert into public.knowledge_notes (tenant_id, project_id, kind, language, category, title, body, tags, expires_at, author_actor_id,
                                       updated_by_actor_id, run_id, content_hash, embedding_status)
-  values (bullpen.tenant_id(), v_project.id, coalesce(p ->> 'kind', 'note'), p ->> 'title', p ->> 'body',
+  values (bullpen.tenant_id(), v_project.id, coalesce(p ->> 'kind', 'note'), p ->> 'language', p ->> 'category', p ->> 'title', p ->> 'body',
           array(select distinct unnest(bullpen.text_array(p -> 'tags'))), v_expires, bullpen.actor_id(), bullpen.actor_id(),
           bullpen.run_id(), bullpen.memory_hash(bullpen.note_embed_text(p ->> 'title', p ->> 'body')),
           case when bullpen.memory_vectors_available() then 'pending' else 'unavailable' end)
@@ -477,8 +554,10 @@ begin
   perform bullpen.log('note.written', 'note', v_note.id, v_note.project_id, format('%s: %s', v_note.kind, v_note.title),
     jsonb_build_object('kind', v_note.kind, 'tags', to_jsonb(v_note.tags), 'related_task_ids', to_jsonb(v_tasks)));
   perform bullpen.memory_wake();
+  -- a near-duplicate is not refused: it is named, and the pair is kept as a `duplicates` link
+  v_similar := bullpen.note_similar(v_note, p);
   return bullpen.idem_finish(p, jsonb_build_object('note', bullpen.note_json(v_note), 'note_id', v_note.id,
-    'embedding_status', v_note.embedding_status));
+    'embedding_status', v_note.embedding_status, 'similar', v_similar));
 end
 $$;
 
@@ -497,6 +576,7 @@ declare
   v_hash text;
   v_changed text[] := '{}';
   v_expires timestamptz := bullpen.timestamptz_arg(v_patch, 'expires_at');
+  v_old public.knowledge_notes;
 begin
   perform bullpen.require_actor();
   v_replay := bullpen.idem_begin('knowledge_update', p);
@@ -520,6 +600,8 @@ begin
   v_new.title := coalesce(v_patch ->> 'title', v_note.title);
   v_new.body := coalesce(v_patch ->> 'body', v_note.body);
   v_new.kind := coalesce(v_patch ->> 'kind', v_note.kind);
+  if v_patch ? 'language' then v_new.language := v_patch ->> 'language'; end if;
+  if v_patch ? 'category' then v_new.category := v_patch ->> 'category'; end if;
   if v_patch ? 'tags' then
     v_new.tags := array(select distinct unnest(bullpen.text_array(v_patch -> 'tags')));
   end if;
@@ -533,6 +615,8 @@ begin
   if v_new.body is distinct from v_note.body then v_changed := array_append(v_changed, 'body'); end if;
   if v_new.kind is distinct from v_note.kind then v_changed := array_append(v_changed, 'kind'); end if;
   if v_new.tags is distinct from v_note.tags then v_changed := array_append(v_changed, 'tags'); end if;
+  if v_new.language is distinct from v_note.language then v_changed := array_append(v_changed, 'language'); end if;
+  if v_new.category is distinct from v_note.category then v_changed := array_append(v_changed, 'category'); end if;
   if v_new.expires_at is distinct from v_note.expires_at then v_changed := array_append(v_changed, 'expires_at'); end if;
   if v_new.project_id is distinct from v_note.project_id then v_changed := array_append(v_changed, 'project_id'); end if;
   if v_patch ? 'related_task_ids' then
@@ -544,13 +628,35 @@ begin
       v_changed := array_append(v_changed, 'related_task_ids');
     end if;
   end if;
-  if cardinality(v_changed) = 0 then
-    return bullpen.idem_finish(p, jsonb_build_object('note', bullpen.note_json(v_note), 'changed', '[]'::jsonb,
+  if p ->> 'supersedes' is not null then
+    -- the old note leaves search (as a superseded decision does) and the two are linked
+    v_old := bullpen.resolve_note(p ->> 'supersedes', 'supersedes');
+    if v_old.id = v_note.id then
+      perform bullpen.fail('VALIDATION_ERROR', 'supersedes: a note does not supersede itself');
+    end if;
+    if v_old.superseded_by is distinct from v_note.id then
+      if v_old.superseded_by is not null then
+        perform bullpen.fail('CONFLICT', format('supersedes: note %s is already superseded by %s', v_old.id, v_old.superseded_by),
+          'update the newer note instead');
+      end if;
+      update public.knowledge_notes n set superseded_by = v_note.id, updated_by_actor_id = bullpen.actor_id(), updated_at = now()
+       where n.tenant_id = v_old.tenant_id and n.id = v_old.id;
+      insert into public.links as l (tenant_id, from_type, from_id, to_type, to_id, relation, strength, created_by_actor_id)
+      values (v_note.tenant_id, 'note', v_note.id, 'note', v_old.id, 'supersedes', 1, bullpen.actor_id())
+      on conflict (tenant_id, from_type, from_id, to_type, to_id, relation) do nothing;
+      perform bullpen.log('note.superseded', 'note', v_old.id, v_old.project_id, v_old.title,
+        jsonb_build_object('superseded_by', v_note.id));
+      v_changed := array_append(v_changed, 'supersedes');
+    end if;
+  end if;
+  if cardinality(v_changed) = 0 or v_changed = array['supersedes'] then
+    return bullpen.idem_finish(p, jsonb_build_object('note', bullpen.note_json(v_note), 'changed', to_jsonb(v_changed),
       'embedding_status', v_note.embedding_status, 're_embed', false));
   end if;
   v_hash := bullpen.memory_hash(bullpen.note_embed_text(v_new.title, v_new.body));
   update public.knowledge_notes n
      set title = v_new.title, body = v_new.body, kind = v_new.kind, tags = v_new.tags, expires_at = v_new.expires_at,
+         language = v_new.language, category = v_new.category,
          project_id = v_new.project_id, version = n.version + 1, updated_by_actor_id = bullpen.actor_id(),
          content_hash = v_hash,
          embedding_status = case when v_hash = n.content_hash then n.embedding_status
@@ -579,6 +685,8 @@ as $$
      and (p_kind is null or n.kind = p_kind)
      and (p_tags is null or cardinality(p_tags) = 0 or n.tags @> p_tags)
      and (n.expires_at is null or n.expires_at > now())
+     -- superseded and retracted notes stay readable by id, but leave search
+     and n.superseded_by is null and n.retracted_at is null
 $$;
 
 /** The share of the query's lexemes (0–1) that a document's search vector contains. */
@@ -748,27 +856,51 @@ declare
   v_tags text[] := case when p ? 'tags' then bullpen.text_array(p -> 'tags') end;
   v_top int := greatest(1, least(coalesce((p ->> 'top_k')::int, 10), 100));
   v_fused jsonb;
+  -- paging: the cursor is the offset into the ranked list. A hit by meaning alone below min_score
+  -- is no answer, so an unrelated query returns nothing. No default yet: the bundled local model
+  -- rates unrelated text up to 0.42 and some true matches below 0.4
+  v_cursor text := case when p ->> 'cursor' is not null then bullpen.cursor_arg(p) end;
+  v_offset int := 0;
+  v_min_score float8 := coalesce((p ->> 'min_score')::float8, 0);
+  v_page jsonb;
 begin
   perform bullpen.require_actor();
+  if v_cursor is not null then
+    if v_cursor !~ '^\d{1,3}$' then
+      perform bullpen.fail('VALIDATION_ERROR', 'cursor: not a next_cursor from this search', 'pass next_cursor back verbatim');
+    end if;
+    v_offset := v_cursor::int;
+  end if;
   if p ->> 'project_id' is not null then
     v_project := (bullpen.resolve_project(p ->> 'project_id')).id;
   end if;
-  if nullif(btrim(p ->> 'q'), '') is null then
-    return jsonb_build_object('results', (
-        select coalesce(jsonb_agg(bullpen.note_json(n) order by n.updated_at desc, n.id desc), '[]'::jsonb) from (
-          select * from public.knowledge_notes n
-           where n.tenant_id = v_tenant and bullpen.note_matches(n, v_project, v_kind, v_tags)
-           order by n.updated_at desc, n.id desc limit v_top) n),
-      'mode', 'lexical', 'model', null, 'fallback_reason', 'no query: newest notes first');
+  if coalesce((p ->> 'duplicates')::boolean, false) then
+    return bullpen.note_duplicate_pairs(p, v_project);
   end if;
-  v_fused := bullpen.memory_fuse('note', p,
+  if nullif(btrim(p ->> 'q'), '') is null then
+    select coalesce(jsonb_agg(bullpen.note_json(n) order by n.updated_at desc, n.id desc), '[]'::jsonb) into v_page from (
+      select * from public.knowledge_notes n
+       where n.tenant_id = v_tenant and bullpen.note_matches(n, v_project, v_kind, v_tags)
+       order by n.updated_at desc, n.id desc offset v_offset limit v_top + 1) n;
+    return jsonb_build_object('results', coalesce((select jsonb_agg(e order by i) from jsonb_array_elements(v_page) with ordinality x(e, i) where i <= v_top), '[]'),
+      'mode', 'lexical', 'model', null, 'fallback_reason', 'no query: newest notes first',
+      'next_cursor', case when jsonb_array_length(v_page) > v_top then encode(convert_to((v_offset + v_top)::text, 'utf8'), 'base64') end);
+  end if;
+  v_fused := bullpen.memory_fuse('note', p || jsonb_build_object('top_k', least(v_offset + v_top + 1, 100)),
     jsonb_build_object('project_id', v_project, 'kind', v_kind, 'tags', to_jsonb(v_tags)));
+  select coalesce(jsonb_agg(bullpen.note_json(n) || jsonb_build_object(
+           'similarity', r.similarity, 'lexical_rank', r.lexical_rank, 'score', r.score) order by r.o), '[]'::jsonb)
+    into v_page
+    from (select r.*, row_number() over (order by r.ord) as o
+            from jsonb_to_recordset(v_fused -> 'results') as r(id uuid, similarity float8, lexical_rank float8, score float8, ord int)
+           -- min_score: a hit no word matched must be this near by meaning
+           where v_fused ->> 'mode' = 'lexical' or r.lexical_rank is not null or r.similarity >= v_min_score) r
+    join public.knowledge_notes n on n.tenant_id = v_tenant and n.id = r.id
+   where r.o > v_offset and r.o <= v_offset + v_top + 1;
   return jsonb_build_object(
-    'results', (select coalesce(jsonb_agg(bullpen.note_json(n) || jsonb_build_object(
-                   'similarity', r.similarity, 'lexical_rank', r.lexical_rank, 'score', r.score) order by r.ord), '[]'::jsonb)
-                  from jsonb_to_recordset(v_fused -> 'results') as r(id uuid, similarity float8, lexical_rank float8, score float8, ord int)
-                  join public.knowledge_notes n on n.tenant_id = v_tenant and n.id = r.id),
-    'mode', v_fused ->> 'mode', 'model', v_fused -> 'model', 'fallback_reason', v_fused -> 'fallback_reason');
+    'results', coalesce((select jsonb_agg(e order by i) from jsonb_array_elements(v_page) with ordinality x(e, i) where i <= v_top), '[]'),
+    'mode', v_fused ->> 'mode', 'model', v_fused -> 'model', 'fallback_reason', v_fused -> 'fallback_reason',
+    'next_cursor', case when jsonb_array_length(v_page) > v_top then encode(convert_to((v_offset + v_top)::text, 'utf8'), 'base64') end);
 end
 $$;
 
@@ -1209,6 +1341,10 @@ grant execute on function public.skill_get(jsonb) to authenticated, service_role
 revoke all on function public.skill_list(jsonb) from public, anon;
 grant execute on function public.skill_list(jsonb) to authenticated, service_role;
 
+revoke all on function bullpen.note_similar(public.knowledge_notes, jsonb) from public, anon, authenticated;
+grant execute on function bullpen.note_similar(public.knowledge_notes, jsonb) to bullpen_writer, service_role;
+revoke all on function bullpen.note_duplicate_pairs(jsonb, uuid) from public, anon, authenticated;
+grant execute on function bullpen.note_duplicate_pairs(jsonb, uuid) to bullpen_writer, service_role;
 revoke all on function bullpen.memory_hash(text) from public, anon, authenticated;
 grant execute on function bullpen.memory_hash(text) to bullpen_writer, service_role;
 revoke all on function bullpen.decision_embed_text(text, text, text, text, text) from public, anon, authenticated;

@@ -71,7 +71,9 @@ beforeAll(async () => {
   ok(await S.agent.call('comment_add', { object_type: 'task', object_id: 'REF-3', body: 'build 12 ok', kind: 'log', tags: ['ci'], meta: { build: 12 } }));
   // the memory and coordination rooms' records travel too
   ok(await S.agent.call('decision_log', { title: 'Use Postgres for the ledger', choice: 'Postgres 15, one schema per room', rationale: 'RLS and SKIP LOCKED', project_id: 'PAY', related_task_ids: ['PAY-1'], options: [{ label: 'Postgres' }, { label: 'SQLite', cons: ['one writer'] }] }));
-  ok(await S.agent.call('knowledge_write', { title: 'Restart the consumer', body: 'systemctl restart invoice-consumer', kind: 'runbook', tags: ['ops'], related_task_ids: ['PAY-2'] }));
+  const note = ok(await S.agent.call('knowledge_write', { title: 'Restart the consumer', body: 'systemctl restart invoice-consumer', kind: 'runbook', tags: ['ops'], language: 'sh', category: 'operations', related_task_ids: ['PAY-2'] }));
+  // typed links travel with the objects they join
+  ok(await S.agent.call('link_add', { from: { type: 'note', id: note.note_id }, to: { type: 'task', id: 'PAY-2' }, relation: 'explains', strength: 0.7, note: 'how to unstick it' }));
   ok(await S.agent.call('skill_upsert', { slug: 'release-checklist', description: 'Use when shipping a release', body: '# Release\n\n1. Tag\n2. Push' }));
   const h = ok(await S.agent.call('handoff_create', { to_actor_ids: [S.human.id], title: 'Approve the schema?', kind: 'approval', related_task_id: 'PAY-1' }));
   ok(await S.human.call('handoff_claim', { handoff_id: h.handoff_id }));
@@ -113,7 +115,9 @@ describe('the export', () => {
     expect(doc.counts).toMatchObject({ attachments: 1, stored_files: 1 });
     expect(doc.files).toHaveLength(1);
     expect(Buffer.from(doc.files![0].data, 'base64')).toEqual(Buffer.from(fileBytes));
-    expect(doc.counts).toMatchObject({ actors: 3, projects: 2, tasks: 6, task_dependencies: 2, comments: 6, decisions: 1, decision_tasks: 1, notes: 1, note_tasks: 1, skills: 1, handoffs: 1, handoff_recipients: 1 });
+    expect(doc.counts).toMatchObject({ actors: 3, projects: 2, tasks: 6, task_dependencies: 2, comments: 6, decisions: 1, decision_tasks: 1, notes: 1, note_tasks: 1, skills: 1, handoffs: 1, handoff_recipients: 1, links: 1 });
+    expect(doc.tables.notes[0]).toMatchObject({ language: 'sh', category: 'operations', superseded_by: null, retracted_at: null });
+    expect(doc.tables.links[0]).toMatchObject({ from_type: 'note', to_type: 'task', relation: 'explains', strength: 0.7, note: 'how to unstick it' });
     expect(doc.counts.notifications).toBeGreaterThanOrEqual(1);
     if (db.vector) expect(doc.counts.memory_embeddings).toBe(2);
     expect(doc.counts.activity).toBeGreaterThanOrEqual(12);
@@ -266,6 +270,15 @@ describe('import', () => {
     expect(env.message).toContain('tables.tasks.project_id');
     expect(env.details).toMatchObject({ fields: ['tables.tasks.project_id'] });
     const [{ n }] = await db.query<{ n: number }>(`select count(*)::int as n from public.tenants where slug = 'exp-dangling'`);
+    expect(n).toBe(0);
+  });
+
+  it('refuses a link whose end the file does not have, naming the field', async () => {
+    const doc = structuredClone(await exportWith(db, S.slug));
+    doc.tables.links[0].to_id = '00000000-0000-4000-8000-000000000000';
+    const env = await refusal(importWith(db, doc, { slug: 'exp-dangling-link' }));
+    expect(env).toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: ['tables.links.to_id'] } });
+    const [{ n }] = await db.query<{ n: number }>(`select count(*)::int as n from public.tenants where slug = 'exp-dangling-link'`);
     expect(n).toBe(0);
   });
 
