@@ -5,6 +5,7 @@
 import './sweeps';
 import './memory';
 import './reaper';
+import './council';
 import type { Db } from '../db/types';
 import { JobWorker, type WorkerOptions } from './worker';
 import { env } from '../shared/env';
