@@ -154,7 +154,7 @@ export const councilTools = [
     room: 'council',
     title: 'Ask the council',
     description:
-      'Puts a question to several language models in the background: each answers, ranks the others anonymously, a chairman synthesises. Returns {council_id, status: running}; read it with council_get.',
+      'Asks several models in the background: they answer, rank each other anonymously, a chairman sums up. Returns {council_id}. Use when a choice needs more minds.',
     input: councilAskInput,
     output: councilAskOutput,
     kind: 'write',
@@ -169,7 +169,7 @@ export const councilTools = [
     room: 'council',
     title: 'Read a council',
     description:
-      'Returns a council: stage answers, rankings, aggregate, final answer, tokens and cost per model, status (running, done, partial, failed). wait_seconds holds while it runs.',
+      'Returns a council: answers, rankings, final answer, tokens, cost, status. Use when council_ask answered; wait_seconds holds while it runs.',
     input: councilGetInput,
     output: councilGetOutput,
     kind: 'read',

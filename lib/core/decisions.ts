@@ -128,7 +128,7 @@ export const decisionTools = [
     room: 'decisions',
     title: 'Move a decision’s status',
     description:
-      'Moves a decision between proposed, accepted and rejected; closing a debate names the winning option and closes its handoffs. Returns {decision, changed}. Use when a proposal is settled.',
+      'Moves a decision between proposed, accepted and rejected; closing a debate names the winner. Returns {decision, changed}. Use when a proposal is settled.',
     input: decisionSetStatusInput,
     output: decisionSetStatusOutput,
     kind: 'write',
@@ -140,7 +140,7 @@ export const decisionTools = [
     room: 'decisions',
     title: 'Argue in a debate',
     description:
-      'Takes a position (an option) in a debate you participate in, with an argument for its thread; answers your debate handoff. Returns {decision (with debate tally), argument}.',
+      'Argues for an option in a debate you are in; answers your debate handoff. Returns {decision with tally, argument}. Use when a debate handoff asks you.',
     input: debateReplyInput,
     output: debateReplyOutput,
     kind: 'write',

@@ -27,6 +27,7 @@ const EXPECTED_IDS = [
   'idempotency',
   'feedback',
   'insights',
+  'deliberation',
   'glossary',
 ];
 
@@ -46,7 +47,7 @@ function jsonToolNames(text: string): string[] {
 const allText = [guideIndex(registry), ...GUIDE_TOPICS.flatMap((t) => [t.title, t.summary, t.body])].join('\n');
 
 describe('guide topics', () => {
-  it('has all 16 ids, in order, in both the id list and the topics', () => {
+  it('has all 17 ids, in order, in both the id list and the topics', () => {
     expect([...GUIDE_TOPIC_IDS]).toEqual(EXPECTED_IDS);
     expect(GUIDE_TOPICS.map((t) => t.id)).toEqual(EXPECTED_IDS);
   });
