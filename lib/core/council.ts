@@ -100,6 +100,11 @@ export const councilGetOutput = z.strictObject({ council: councilRow, status: co
 export const councilQueryInput = z.strictObject({ project_id: projectRef.optional(), limit: limit(20, 100).optional() });
 export const councilQueryOutput = z.strictObject({ councils: z.array(councilSummary).describe('newest first') });
 
+export type CouncilSummary = z.infer<typeof councilSummary>;
+export type CouncilRow = z.infer<typeof councilRow>;
+export type CouncilGetOutput = z.infer<typeof councilGetOutput>;
+export type CouncilQueryOutput = z.infer<typeof councilQueryOutput>;
+
 function refusal(error: ToolError): Error {
   return Object.assign(new Error(error.message), { envelope: error });
 }
