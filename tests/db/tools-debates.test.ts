@@ -28,9 +28,10 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
-async function openDebate(title: string, participants = [ada.id, bob.id, T.human.id]) {
+async function openDebate(title: string, participants = [ada.id, bob.id, 'me']) {
+  // the human opens it and takes part ("me")
   return ok(
-    await T.agent.call('decision_log', { title, choice: 'Pick the job queue', project_id: 'JOB', options, participants }),
+    await T.human.call('decision_log', { title, choice: 'Pick the job queue', project_id: 'JOB', options, participants }),
   );
 }
 
@@ -49,6 +50,7 @@ describe('a debate', () => {
     });
     expect(env.decision.debate.waiting_on.map((w: { display_name: string }) => w.display_name).sort()).toEqual(['Ada', 'Bob', 'Human debates']);
     const inbox = ok(await ada.call('handoff_query', { direction: 'to_me' }));
+    expect(env.decision.debate.participants.map((p: { actor_id: string }) => p.actor_id)).toContain(T.human.id);
     const h = inbox.handoffs.find((x: { title: string }) => x.title === 'Debate: Job queue');
     expect(h).toMatchObject({ kind: 'collab', options: ['Postgres queue', 'Redis streams'], status: 'open', related_project_id: expect.any(String) });
     expect(env.decision.debate.participants.find((p: { actor_id: string }) => p.actor_id === ada.id).handoff_id).toBe(h.id);
@@ -65,7 +67,7 @@ describe('a debate', () => {
     const d = await openDebate('Queue two');
     const r1 = ok(await ada.call('debate_reply', { decision_id: d.decision_id, position: 'Redis streams', argument: 'Fast and proven.' }));
     expect(r1).toMatchObject({ position: 'Redis streams', argument: { author: 'Ada', position: 'Redis streams', body: 'Fast and proven.' } });
-    const h = ok(await T.agent.call('handoff_query', { direction: 'from_me' })).handoffs.find((x: { id: string }) => x.id === r1.handoff_id);
+    const h = ok(await T.human.call('handoff_query', { direction: 'from_me' })).handoffs.find((x: { id: string }) => x.id === r1.handoff_id);
     expect(h).toMatchObject({ status: 'responded', response: { chosen_option: 'Redis streams', text: 'Fast and proven.' } });
     const r2 = ok(await ada.call('debate_reply', { decision_id: d.decision_id, position: 'Postgres queue', argument: 'On reflection: one database to run.' }));
     ok(await bob.call('debate_reply', { decision_id: d.decision_id, position: 'Postgres queue', argument: 'Agreed, fewer moving parts.' }));
@@ -113,7 +115,7 @@ describe('a debate', () => {
     const closed = ok(await T.human.call('decision_set_status', { decision_id: d.decision_id, status: 'accepted', note: 'Two to one; fewer services.' }));
     expect(closed).toMatchObject({ changed: true, closed_handoffs: 3, decision: { status: 'accepted', winning_option: 'Postgres queue' } });
     expect(closed.decision.debate).toMatchObject({ open: false, winning_option: 'Postgres queue' });
-    const hs = ok(await T.agent.call('handoff_query', { direction: 'from_me', status: ['resolved'] })).handoffs.filter((h: { title: string }) => h.title === 'Debate: Queue four');
+    const hs = ok(await T.human.call('handoff_query', { direction: 'from_me', status: ['resolved'] })).handoffs.filter((h: { title: string }) => h.title === 'Debate: Queue four');
     expect(hs.map((h: { resolution: string }) => h.resolution).sort()).toEqual(['processed', 'processed', 'processed']);
     const late = fails(await bob.call('debate_reply', { decision_id: d.decision_id, position: 'Redis streams', argument: 'still' }), 'INVALID_TRANSITION');
     expect(late.message).toMatch(/the debate is closed: decision .* is accepted on Postgres queue/);
