@@ -18,6 +18,7 @@ const ROOMS = [
   { href: '/actors', label: 'Agents & people', Icon: UsersIcon },
   { href: '/activity', label: 'Activity', Icon: PulseIcon },
   { href: '/decisions', label: 'Decisions', Icon: CheckIcon },
+  { href: '/council', label: 'Council', Icon: UsersIcon },
   { href: '/knowledge', label: 'Knowledge', Icon: FileIcon },
   { href: '/skills', label: 'Skills', Icon: KeyboardIcon },
 ];

@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { useRouter, useSearchParams } from 'next/navigation';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useActors, useProjects } from '@/lib/console/client/hooks';
 import { useDecisions } from '@/lib/console/client/memory';
 import { writeTool } from '@/lib/console/client/mutations';
@@ -12,6 +12,7 @@ import { useNow } from '@/lib/console/client/use-now';
 import type { DecisionHit } from '@/lib/console/types';
 import { ObjectThread } from './comment-thread';
 import { ActorAvatar } from './actor-avatar';
+import { useMe } from './console-providers';
 import { Field, FormActions, ModalForm, ProjectOptions, SelectField, fieldCls, fieldLabelCls, filterSelectCls, useSubmitting } from './form-parts';
 import { AddButton, EmptyState, ExampleCall, SearchField } from './page-parts';
 import { SkeletonRows } from './skeleton';
@@ -138,6 +139,109 @@ export function DecisionDialog({ supersedes, onClose }: { supersedes: DecisionHi
   );
 }
 
+/**
+ * A debate on its decision: the options with their supporters, the arguments in order, who is
+ * still to answer; a participant argues here, and anyone closes it on a winning option with a
+ * rationale (decision_set_status).
+ */
+function DebatePanel({ d }: { d: DecisionHit }) {
+  const toast = useToast();
+  const me = useMe();
+  const debate = d.debate!;
+  const mine = debate.participants.find((p) => p.actor_id === me.actor_id);
+  const [position, setPosition] = useState(mine?.position ?? '');
+  const [argument, setArgument] = useState('');
+  const [rationale, setRationale] = useState('');
+  const [busy, setBusy] = useState(false);
+  const reply = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!argument.trim() || busy) return;
+    setBusy(true);
+    try {
+      await writeTool('debate_reply', { decision_id: d.id, argument: argument.trim(), ...(position ? { position } : {}) });
+      setArgument('');
+      toast.success('Argument added');
+    } catch (err) {
+      toast.error(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const close = async (status: 'accepted' | 'rejected', winning?: string) => {
+    try {
+      await writeTool('decision_set_status', { decision_id: d.id, status, note: rationale.trim() || undefined, ...(winning ? { winning_option: winning } : {}) });
+      toast.success(status === 'accepted' ? `Accepted: ${winning}` : 'Debate rejected');
+    } catch (err) {
+      toast.error(err);
+    }
+  };
+  const total = Math.max(1, debate.participants.length);
+  return (
+    <section data-testid="debate" className="space-y-3 rounded-md border border-indigo-100 bg-indigo-50/30 p-3">
+      <header className="flex items-center gap-2 text-[12px]">
+        <span className="font-semibold text-indigo-700">Debate</span>
+        <span className="text-zinc-500">{debate.participants.length} participants</span>
+        {debate.winning_option && (
+          <span data-testid="debate-winner" className="ml-auto rounded-full bg-emerald-50 px-2 py-0.5 text-[11px] font-medium text-emerald-700 ring-1 ring-emerald-200">
+            Won: {debate.winning_option}
+          </span>
+        )}
+      </header>
+      <ul className="space-y-1.5" data-testid="debate-tally">
+        {debate.tally.map((t) => (
+          <li key={t.option} data-testid="debate-option" data-option={t.option} className="text-[12px]">
+            <div className="flex items-center gap-2">
+              <span className="font-medium">{t.option}</span>
+              <span className="text-zinc-500" data-testid="debate-count">{t.count}</span>
+              <span className="truncate text-zinc-500">{t.supporters.join(', ')}</span>
+              {debate.open && (
+                <button type="button" disabled={!rationale.trim()} title={rationale.trim() ? `Accept ${t.option}` : 'write a rationale first'} onClick={() => close('accepted', t.option)} className="ml-auto h-6 rounded border border-zinc-200 bg-white px-1.5 text-[11px] hover:bg-zinc-50 disabled:opacity-40" data-testid="debate-accept">
+                  Accept this
+                </button>
+              )}
+            </div>
+            <div className="mt-0.5 h-1.5 rounded bg-zinc-100"><div className="h-1.5 rounded bg-indigo-400" style={{ width: `${(100 * t.count) / total}%` }} /></div>
+          </li>
+        ))}
+      </ul>
+      {debate.waiting_on.length > 0 && (
+        <p className="text-[12px] text-amber-700" data-testid="debate-waiting">Still to answer: {debate.waiting_on.map((w) => w.display_name).join(', ')}</p>
+      )}
+      {debate.arguments.length > 0 && (
+        <ol className="space-y-1.5" data-testid="debate-arguments">
+          {debate.arguments.map((a) => (
+            <li key={a.id} data-testid="debate-argument" className="rounded bg-white p-2 text-[12px] ring-1 ring-zinc-100">
+              <span className="font-medium">{a.author}</span>
+              {a.position && <span className="ml-1 rounded bg-indigo-50 px-1 text-indigo-700">for {a.position}</span>}
+              <p className="mt-0.5 whitespace-pre-wrap text-zinc-700">{a.body}</p>
+            </li>
+          ))}
+        </ol>
+      )}
+      {debate.open && mine && (
+        <form onSubmit={reply} className="space-y-1.5" data-testid="debate-reply">
+          <div className="flex gap-2">
+            <select aria-label="Your position" value={position} onChange={(e) => setPosition(e.target.value)} className={filterSelectCls}>
+              <option value="">No position</option>
+              {debate.tally.map((t) => <option key={t.option} value={t.option}>{t.option}</option>)}
+            </select>
+            <input value={argument} onChange={(e) => setArgument(e.target.value)} placeholder="Your argument" aria-label="Your argument" className={`${field} h-8 flex-1`} />
+            <button type="submit" disabled={!argument.trim() || busy} className="h-8 rounded-md bg-zinc-900 px-2 text-[12px] text-white disabled:opacity-40">Argue</button>
+          </div>
+        </form>
+      )}
+      {debate.open && (
+        <div className="flex items-center gap-2">
+          <input value={rationale} onChange={(e) => setRationale(e.target.value)} placeholder="Rationale for closing the debate" aria-label="Rationale" className={`${field} h-8 flex-1`} />
+          <button type="button" disabled={!rationale.trim()} onClick={() => close('rejected')} className="h-8 rounded-md border border-zinc-200 bg-white px-2 text-[12px] hover:bg-zinc-50 disabled:opacity-40" data-testid="debate-reject">
+            Reject
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}
+
 function DecisionCard({ d, byId, focused, onSupersede }: { d: DecisionHit; byId: Map<string, DecisionHit>; focused: boolean; onSupersede: (d: DecisionHit) => void }) {
   const toast = useToast();
   const now = useNow(30_000);
@@ -214,7 +318,15 @@ function DecisionCard({ d, byId, focused, onSupersede }: { d: DecisionHit; byId:
                 ))}
               </div>
             )}
-            {d.status !== 'superseded' && (
+            {d.debate && <DebatePanel d={d} />}
+            {d.council_id && (
+              <p className="text-[12px]">
+                <Link href={`/council?c=${d.council_id}`} className="text-indigo-600 hover:underline" data-testid="decision-council">
+                  The council’s stages
+                </Link>
+              </p>
+            )}
+            {d.status !== 'superseded' && !(d.debate && d.debate.open) && (
               <div className="flex gap-2 pt-1">
                 {d.status !== 'accepted' && <button onClick={() => setStatus('accepted')} className="h-7 rounded-md border border-zinc-200 px-2 text-[12px] hover:bg-zinc-50">Accept</button>}
                 {d.status !== 'rejected' && <button onClick={() => setStatus('rejected')} className="h-7 rounded-md border border-zinc-200 px-2 text-[12px] hover:bg-zinc-50">Reject</button>}

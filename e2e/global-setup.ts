@@ -3,6 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { root, spawnServer } from '../scripts/server-process.mjs';
+import { startChatStandIn } from '../tests/helpers/chat-standin';
 import type { ServerInfo } from './helpers';
 
 /**
@@ -11,9 +12,19 @@ import type { ServerInfo } from './helpers';
  * while it runs, for the default workspace and a second one.
  */
 export default async function globalSetup() {
+  // the council's models: a local OpenAI-compatible stand-in, so no spec reaches the network
+  const llm = await startChatStandIn();
   const server = await spawnServer({
     label: 'e2e',
-    env: { DATABASE_URL: undefined, NEXT_PUBLIC_SUPABASE_URL: undefined },
+    env: {
+      DATABASE_URL: undefined,
+      NEXT_PUBLIC_SUPABASE_URL: undefined,
+      BULLPEN_COUNCIL_MODELS: 'local:alpha,local:beta,local:gamma',
+      BULLPEN_COUNCIL_CHAIRMAN: 'local:chair',
+      BULLPEN_COUNCIL_LOCAL_BASE_URL: llm.baseURL,
+      BULLPEN_COUNCIL_LOCAL_API_KEY: 'test-key',
+      BULLPEN_COUNCIL_PRICES: JSON.stringify({ 'local:alpha': { in: 1000, out: 2000 } }),
+    },
     ready: (out) => /Sign in\s+http/.test(out),
   });
   const { dir, dataDir, env } = server;
@@ -42,6 +53,7 @@ export default async function globalSetup() {
 
   return async () => {
     await server.stop();
+    await llm.close();
     rmSync(infoFile, { force: true });
   };
 }

@@ -12,6 +12,18 @@ describe('findTool', () => {
     expect(findTool(['notification', 'mark-read', '--all'])).toMatchObject({ tool: { name: 'notification_mark_read' }, used: 2 });
     expect(findTool(['handoff', 'respond'])).toMatchObject({ tool: { name: 'handoff_respond' } });
     expect(findTool(['inbox', '--wait-seconds', '30'])).toMatchObject({ tool: { name: 'inbox' }, used: 1 });
+    expect(findTool(['debate', 'reply'])).toMatchObject({ tool: { name: 'debate_reply' }, used: 2 });
+    expect(findTool(['council', 'ask'])).toMatchObject({ tool: { name: 'council_ask' }, used: 2 });
+    expect(findTool(['council', 'get'])).toMatchObject({ tool: { name: 'council_get' }, used: 2 });
+  });
+
+  it('takes a decision or council id as the positional argument', () => {
+    const id = '11111111-2222-4333-8444-555555555555';
+    expect(parseToolArgs(getTool('debate_reply')!, [id, '--position', 'Postgres queue', '--argument', 'one database']).input)
+      .toEqual({ decision_id: id, position: 'Postgres queue', argument: 'one database' });
+    expect(parseToolArgs(getTool('council_get')!, [id, '--wait-seconds', '30']).input).toEqual({ council_id: id, wait_seconds: 30 });
+    expect(parseToolArgs(getTool('council_ask')!, ['--question', 'Postgres?', '--context-ids', 'JOB-1', '--record-decision', 'true']).input)
+      .toEqual({ question: 'Postgres?', context_ids: ['JOB-1'], record_decision: true });
   });
 });
 

@@ -32,6 +32,7 @@ export const PRIORITY_LABEL = ['Urgent', 'High', 'Medium', 'Low', 'None'] as con
 export type { ActivityItem, AttachmentRow, CodeRefRow, FeatureRequestRow, RepositoryRow, RunCounts, RunRow, ActorOverview, Criterion, ProjectBrief, TaskFull, TaskRow } from '../core/rows';
 export type { DecisionHit, DecisionRow, NoteHit, NoteRow, SkillRow } from '../core/rows';
 export type { DecisionQueryOutput } from '../core/decisions';
+export type { CouncilGetOutput, CouncilQueryOutput, CouncilRow, CouncilSummary } from '../core/council';
 export type { KnowledgeSearchOutput } from '../core/knowledge';
 export type { SearchOutput, SkillGetOutput, SkillListOutput, SkillUpsertOutput } from '../core/search';
 export type Actor = ActorRow;

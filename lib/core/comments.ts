@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
 import { actorRef, cursor, docs, idempotencyKey, limit, meta, uuid } from './fields';
-import { commentKind, commentRow, id, nextCursor, writeResult } from './rows';
+import { commentKind, commentRow, id, nextCursor, threadKind, writeResult } from './rows';
 
 const commentTag = z.string().min(1).max(64);
 
@@ -35,7 +35,7 @@ export type CommentAddOutput = z.infer<typeof commentAddOutput>;
 export const commentQueryInput = z.strictObject({
   object_type: objectType,
   object_id: objectRef,
-  kind: commentKind.optional(),
+  kind: threadKind.optional(),
   tags: z.array(commentTag).min(1).max(32).optional().meta(docs('has all of them')),
   limit: limit(100, 500).optional(),
   cursor: cursor.optional(),

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { withQueryEmbedding } from './recall';
 import { defineTool } from './tool';
-import { cursor, docs, idempotencyKey, limit, projectRef, taskRef, uuid } from './fields';
-import { decisionHit, decisionRow, decisionStatus, id, nextCursor, searchMode, writeResult } from './rows';
+import { actorRef, cursor, docs, idempotencyKey, limit, projectRef, taskRef, uuid } from './fields';
+import { debateState, decisionHit, decisionRow, decisionStatus, id, nextCursor, searchMode, timestamp, writeResult } from './rows';
 
 const proCon = z
   .union([z.string().min(1).max(1000), z.array(z.string().min(1).max(1000)).max(20)]);
@@ -37,6 +37,12 @@ export const decisionLogInput = z.strictObject({
   supersedes_decision_id: uuid.optional().meta(docs('it becomes superseded')),
   related_task_ids: relatedTaskIds.optional(),
   tags: tags.optional(),
+  participants: z
+    .array(actorRef)
+    .min(1)
+    .max(20)
+    .optional()
+    .meta(docs('makes it a debate: each gets a collab handoff to take a position (needs 2+ options)')),
   idempotency_key: idempotencyKey.optional(),
 });
 export type DecisionLogInput = z.infer<typeof decisionLogInput>;
@@ -55,12 +61,18 @@ export type DecisionLogOutput = z.infer<typeof decisionLogOutput>;
 export const decisionSetStatusInput = z.strictObject({
   decision_id: uuid,
   status: settableStatus,
-  note: z.string().min(1).max(2000).optional(),
+  note: z.string().min(1).max(2000).optional().meta(docs('the rationale; closing a debate needs one')),
+  winning_option: z.string().min(1).max(200).optional().meta(docs('accepting: default the tally leader')),
   idempotency_key: idempotencyKey.optional(),
 });
 export type DecisionSetStatusInput = z.infer<typeof decisionSetStatusInput>;
 
-export const decisionSetStatusOutput = writeResult({ decision: decisionRow, previous_status: decisionStatus, changed: z.boolean() });
+export const decisionSetStatusOutput = writeResult({
+  decision: decisionRow,
+  previous_status: decisionStatus,
+  changed: z.boolean(),
+  closed_handoffs: z.number().int().describe('debate handoffs closed by this move'),
+});
 export type DecisionSetStatusOutput = z.infer<typeof decisionSetStatusOutput>;
 
 export const decisionQueryInput = z.strictObject({
@@ -88,6 +100,22 @@ export const decisionQueryOutput = z.strictObject({
 });
 export type DecisionQueryOutput = z.infer<typeof decisionQueryOutput>;
 
+export const debateReplyInput = z.strictObject({
+  decision_id: uuid,
+  position: z.string().min(1).max(200).optional().meta(docs('an option label; replaces your earlier one')),
+  argument: z.string().trim().min(1).max(20_000),
+  idempotency_key: idempotencyKey.optional(),
+});
+export type DebateReplyInput = z.infer<typeof debateReplyInput>;
+
+export const debateReplyOutput = writeResult({
+  decision: decisionRow,
+  argument: debateState.shape.arguments.element.extend({ created_at: timestamp }),
+  position: z.string().nullable().describe('your position now'),
+  handoff_id: id.nullable().describe('your debate handoff, now answered'),
+});
+export type DebateReplyOutput = z.infer<typeof debateReplyOutput>;
+
 export const decisionTools = [
   defineTool({
     name: 'decision_log',
@@ -105,12 +133,23 @@ export const decisionTools = [
     room: 'decisions',
     title: "Move a decision's status",
     description:
-      'Moves a decision to proposed, accepted or rejected. Returns {decision, changed}. Use when a proposal is settled.',
+      'Moves a decision to proposed, accepted, rejected or deprecated; closing a debate names the winner. Returns {decision, changed}. Use when a proposal is settled.',
     input: decisionSetStatusInput,
     output: decisionSetStatusOutput,
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,
+  }),
+  defineTool({
+    name: 'debate_reply',
+    room: 'decisions',
+    title: 'Argue in a debate',
+    description:
+      'Argues for an option in a debate you are in; answers your debate handoff. Returns {decision with tally, argument}. Use when a debate handoff asks you.',
+    input: debateReplyInput,
+    output: debateReplyOutput,
+    kind: 'write',
+    idempotency: 'derived',
   }),
   defineTool({
     name: 'decision_query',

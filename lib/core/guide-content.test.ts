@@ -28,6 +28,7 @@ const EXPECTED_IDS = [
   'feedback',
   'insights',
   'routing-work',
+  'deliberation',
   'glossary',
 ];
 

@@ -31,6 +31,7 @@ export const GUIDE_TOPIC_IDS = [
   'feedback',
   'insights',
   'routing-work',
+  'deliberation',
   'glossary',
 ] as const;
 
@@ -1064,6 +1065,49 @@ Bullpen is built for agents. When something about it gets in your way, file it t
 One problem per request. "task_query cannot filter by parent task" is actionable; "querying is awkward" is not.
 `;
 
+const DELIBERATE_AND_DECIDE = `
+# Deliberate and decide
+
+Before a choice that binds others, deliberate in the open: a **debate** among actors, and, when you want more minds, the **council** of language models. Both end in the decision log, where later work finds them.
+
+## Debates
+A debate is a decision in status \`proposed\` with participants. Log it with at least two options:
+\`\`\`json
+{ "tool": "decision_log", "arguments": { "title": "Job queue", "choice": "Pick where background jobs live", "project_id": "JOB", "options": [{ "label": "Postgres queue", "pros": "one database" }, { "label": "Redis streams", "cons": "another service" }], "participants": ["<actor uuid>", "<actor uuid>", "me"] } }
+\`\`\`
+Each participant gets a \`collab\` handoff (in its inbox) whose answers are the options. Answer it with \`debate_reply\`, not \`handoff_respond\`:
+\`\`\`json
+{ "tool": "debate_reply", "arguments": { "decision_id": "<uuid>", "position": "Postgres queue", "argument": "We run Postgres already; one fewer service to page on." } }
+\`\`\`
+- The argument joins the decision's thread as a comment of kind \`argument\`, with its position. Replying again replaces your position; your earlier argument stays in the thread.
+- \`position\` is optional (an argument alone counts as an answer) and must be one of the option labels.
+- Only a participant replies (\`FORBIDDEN\` otherwise: comment with \`comment_add\` instead); a closed debate takes no replies (\`INVALID_TRANSITION\`).
+- \`decision_query\` and every decision answer carry \`debate\`: \`participants\` with their position, \`tally\` (supporters by option), \`waiting_on\` (who has not answered) and the \`arguments\` in order.
+
+## Closing a debate
+\`\`\`json
+{ "tool": "decision_set_status", "arguments": { "decision_id": "<uuid>", "status": "accepted", "note": "Two to one: fewer moving parts." } }
+\`\`\`
+- Closing needs a rationale in \`note\`. Accepting names the winning option: yours in \`winning_option\`, else the tally leader; a tie asks you to name it.
+- The debate's open handoffs are closed (answered ones processed, the rest cancelled): nobody is left waiting. \`closed_handoffs\` says how many.
+
+## The council
+\`council_ask\` puts a question to several language models in the background. Each answers; each ranks the others' answers, shown as A, B, C… without their models; a chairman model writes the final answer from the answers and the aggregate ranking.
+\`\`\`json
+{ "tool": "council_ask", "arguments": { "question": "Should background jobs live in Postgres or Redis?", "project_id": "JOB", "context_ids": ["JOB-4", "<decision uuid>"], "record_decision": true } }
+\`\`\`
+- It answers at once with \`council_id\` and \`status: "running"\`. Read it with \`council_get\`; pass \`wait_seconds\` (≤ 60) to hold until it finishes instead of polling:
+\`\`\`json
+{ "tool": "council_get", "arguments": { "council_id": "<uuid>", "wait_seconds": 60 } }
+\`\`\`
+- \`status\`: \`done\`; \`partial\` when a model failed, timed out or answered garbage and the rest went on (\`errors\` says which, at which stage); \`failed\` when no model answered.
+- \`context_ids\` (tasks by ref, decisions and notes by uuid) are put into every prompt.
+- \`models\` and \`chairman\` (\`provider:model\`) override the server's council; \`use_local\` picks the local provider's models. No configuration: \`UNAVAILABLE\`, whose hint names the variables to set.
+- Tokens and cost per model are on the council and are added to your run (\`run_summary\` shows them as \`council:<model>\`).
+- With \`record_decision: true\` the final answer becomes a proposed decision with \`council_id\`; the stages stay readable with \`council_get\`. Accept or reject it like any decision, or open a debate on it.
+- The council's tools are a toolset of their own (\`?toolsets=council\`); list earlier councils with \`council_query\`.
+`;
+
 function renderGlossary(): string {
   const lines = GLOSSARY.map((g) => `- **${g.term}**: ${g.definition}`);
   return [
@@ -1175,6 +1219,12 @@ export const GUIDE_TOPICS: readonly GuideTopic[] = [
     'Routing work',
     'Capabilities, capacity, agent status, priorities and recovery: who gets which task, and how stuck work gets out.',
     ROUTING_WORK,
+  ),
+  topic(
+    'deliberation',
+    'Deliberate and decide',
+    'Debates among actors (participants, debate_reply, the tally, closing on a winning option) and the council of language models (council_ask, council_get).',
+    DELIBERATE_AND_DECIDE,
   ),
   topic(
     'glossary',

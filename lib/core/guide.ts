@@ -5,7 +5,7 @@ import { GUIDE_TOPIC_IDS, guideIndex, guideTopic } from './guide-content';
 import { optInNote } from './toolsets';
 
 export const guideInput = z.strictObject({
-  topic: z.enum(GUIDE_TOPIC_IDS).optional().meta(docs('omit for the topic index')),
+  topic: z.enum(GUIDE_TOPIC_IDS).optional().meta(docs('omit for the index')),
 });
 export type GuideInput = z.infer<typeof guideInput>;
 
@@ -28,7 +28,7 @@ export const guideTools = [
     room: 'guide',
     title: 'Guide',
     description:
-      'Returns the manual: bare, the topics and your tools; with topic, that topic. Use when unsure how Bullpen works.',
+      'Returns the manual: bare, topics and your tools; else the topic. Use when unsure how Bullpen works.',
     input: guideInput,
     output: guideOutput,
     kind: 'read',

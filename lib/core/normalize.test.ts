@@ -31,6 +31,9 @@ describe('resolveMe', () => {
       resolveMe({ actor_id: 'me', to_actor_ids: ['me', 'b'], patch: { assignee_actor_id: 'me' }, title: 'me', assignee: 'me' }, 'A'),
     ).toEqual({ actor_id: 'A', to_actor_ids: ['A', 'b'], patch: { assignee_actor_id: 'A' }, title: 'me', assignee: 'me' });
   });
+  it('replaces "me" among a debate\'s participants', () => {
+    expect(resolveMe({ participants: ['me', 'b'], options: [{ label: 'me' }] }, 'A')).toEqual({ participants: ['A', 'b'], options: [{ label: 'me' }] });
+  });
   it('keeps "unassigned" and null as they are', () => {
     expect(resolveMe({ assignee_actor_id: 'unassigned', actor_id: null }, 'A')).toEqual({ assignee_actor_id: 'unassigned', actor_id: null });
   });

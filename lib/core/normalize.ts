@@ -31,14 +31,14 @@ export function snakeKeys(value: unknown, path = ''): unknown {
 
 /**
  * Replaces "me" with the caller's actor id in every field that names actors
- * (…actor_id, …actor_ids, mentions), at any depth.
+ * (…actor_id, …actor_ids, mentions, a debate's participants), at any depth.
  */
 export function resolveMe<T>(value: T, actorId: string): T {
   if (Array.isArray(value)) return value.map((v) => resolveMe(v, actorId)) as T;
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    if (/actor_ids?$/.test(k) || k === 'mentions') {
+    if (/actor_ids?$/.test(k) || k === 'mentions' || k === 'participants') {
       out[k] = v === 'me' ? actorId : Array.isArray(v) ? v.map((x) => (x === 'me' ? actorId : x)) : v;
     } else {
       out[k] = FREEFORM_KEYS.has(k) ? v : resolveMe(v, actorId);

@@ -1,6 +1,7 @@
 import { activityTools } from './activity';
 import { attachmentTools } from './attachments';
 import { commentTools } from './comments';
+import { councilTools } from './council';
 import { decisionTools } from './decisions';
 import { feedbackTools } from './feedback';
 import { guideTools } from './guide';
@@ -33,6 +34,7 @@ export const registry: readonly ToolDef[] = [
   ...repoTools,
   ...feedbackTools,
   ...insightTools,
+  ...councilTools,
   ...guideTools,
 ] as readonly ToolDef[];
 

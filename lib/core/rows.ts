@@ -216,6 +216,8 @@ export type TaskFull = z.infer<typeof taskFull>;
 
 /** message (default), a note recorded with a move, or a log line. */
 export const commentKind = z.enum(['message', 'note', 'log']);
+/** What a thread may hold: the kinds comment_add writes, and a debate's arguments (debate_reply). */
+export const threadKind = z.enum([...commentKind.options, 'argument']);
 
 /** One comment of a thread, with its author's name and kind. */
 export const commentRow = z
@@ -227,10 +229,11 @@ export const commentRow = z
     body: z.string(),
     parent_comment_id: id.nullable(),
     mentions: z.array(id),
-    kind: commentKind,
+    kind: threadKind,
     tags: z.array(z.string()),
     meta: z.record(z.string(), z.unknown()),
     created_at: timestamp,
+    position: z.string().nullable().optional().describe('the option the argument is for'),
   })
   .meta({ id: 'Comment', description: 'One comment of a thread.' });
 export type CommentRow = z.infer<typeof commentRow>;
@@ -597,6 +600,31 @@ export const decisionOptionRow = z.strictObject({
   cons: z.array(z.string()),
 });
 
+/** A debate: participants with positions, the tally by option, who is still to answer, the arguments. */
+export const debateState = z
+  .strictObject({
+    open: z.boolean(),
+    winning_option: z.string().nullable(),
+    participants: z.array(
+      z.strictObject({
+        actor_id: id,
+        display_name: z.string(),
+        kind: actorKind,
+        position: z.string().nullable(),
+        replies: z.number().int(),
+        answered_at: timestamp.nullable(),
+        handoff_id: id.nullable(),
+      }),
+    ),
+    tally: z.array(z.strictObject({ option: z.string(), count: z.number().int(), supporters: z.array(z.string()) })),
+    waiting_on: z.array(z.strictObject({ actor_id: id, display_name: z.string() })),
+    arguments: z.array(
+      z.strictObject({ id, actor_id: id, author: z.string(), position: z.string().nullable(), body: z.string(), created_at: timestamp }),
+    ),
+  })
+  .meta({ id: 'Debate' });
+export type DebateState = z.infer<typeof debateState>;
+
 export const decisionRow = z
   .strictObject({
     id,
@@ -620,6 +648,9 @@ export const decisionRow = z
     related_tasks: z.array(relatedTask),
     embedding_status: embeddingStatus,
     embedding_model: z.string().nullable(),
+    winning_option: z.string().nullable().describe('the option a closed debate settled on'),
+    debate: debateState.nullable().describe('null unless it has participants'),
+    council_id: id.nullable().describe('the council whose answer it records'),
   })
   .meta({ id: 'Decision', description: 'An append-only decision with its options and supersede links.' });
 export type DecisionRow = z.infer<typeof decisionRow>;

@@ -17,6 +17,7 @@ export type Room =
   | 'activity'
   | 'feedback'
   | 'insights'
+  | 'council'
   | 'guide';
 
 /**

@@ -6,6 +6,7 @@ import './sweeps';
 import './memory';
 import './reaper';
 import './leases';
+import './council';
 import type { Db } from '../db/types';
 import { JobWorker, type WorkerOptions } from './worker';
 import { env } from '../shared/env';

@@ -43,6 +43,9 @@ export const EXPORT_TABLES: readonly ExportTable[] = [
   // memory
   { table: 'public.decisions', tenant: 'tenant_id' },
   { table: 'public.decision_tasks', tenant: 'tenant_id' },
+  // deliberation
+  { table: 'public.decision_participants', tenant: 'tenant_id' },
+  { table: 'public.councils', tenant: 'tenant_id' },
   { table: 'public.knowledge_notes', tenant: 'tenant_id', as: 'notes' },
   { table: 'public.note_tasks', tenant: 'tenant_id' },
   { table: 'public.skills', tenant: 'tenant_id' },

@@ -133,6 +133,23 @@ export const ENV_VARS = [
     description: 'how similar (0–1) a new note must be to a live one for knowledge_write to name it in `similar` and knowledge_search `duplicates` to list the pair',
     audience: 'server',
   },
+  // the council (council_ask): OpenAI-compatible chat models by provider
+  { name: 'BULLPEN_COUNCIL_MODELS', defaultText: 'unset (the council is unavailable)', description: 'the council: comma-separated `provider:model` (providers `openai`, `openrouter`, `local`)', audience: 'server' },
+  { name: 'BULLPEN_COUNCIL_CHAIRMAN', defaultText: 'the first council model', description: 'the `provider:model` that writes the council\'s final answer', audience: 'server' },
+  { name: 'BULLPEN_COUNCIL_LOCAL_MODELS', defaultText: 'unset', description: 'comma-separated models of the `local` provider that `use_local` picks (the first chairs)', audience: 'server' },
+  { name: 'BULLPEN_COUNCIL_OPENAI_API_KEY', defaultText: '`OPENAI_API_KEY`', description: 'key of the `openai` council provider', audience: 'server' },
+  { name: 'BULLPEN_COUNCIL_OPENAI_BASE_URL', default: 'https://api.openai.com/v1', description: 'base URL of the `openai` council provider', audience: 'server' },
+  { name: 'BULLPEN_COUNCIL_OPENROUTER_API_KEY', defaultText: 'unset', description: 'key of the `openrouter` council provider', audience: 'server' },
+  { name: 'BULLPEN_COUNCIL_OPENROUTER_BASE_URL', default: 'https://openrouter.ai/api/v1', description: 'base URL of the `openrouter` council provider', audience: 'server' },
+  { name: 'BULLPEN_COUNCIL_LOCAL_API_KEY', default: 'local', description: 'key of the `local` council provider (Ollama ignores it)', audience: 'server' },
+  { name: 'BULLPEN_COUNCIL_LOCAL_BASE_URL', default: 'http://127.0.0.1:11434/v1', description: 'base URL of the `local` council provider (Ollama\'s `/v1`)', audience: 'server' },
+  { name: 'BULLPEN_COUNCIL_TIMEOUT_MS', default: '120000', description: 'how long one council model may take per stage before it counts as failed', audience: 'server' },
+  {
+    name: 'BULLPEN_COUNCIL_PRICES',
+    defaultText: 'unset (cost 0 unless the provider reports it)',
+    description: 'USD per million tokens by model, JSON: `{"openai:gpt-4o": {"in": 2.5, "out": 10}}`',
+    audience: 'server',
+  },
   // files
   { name: 'BULLPEN_FILES_DIR', defaultText: '`files` beside the data dir', description: 'where uploaded attachment files are kept (embedded storage)', audience: 'server' },
   { name: 'BULLPEN_MAX_UPLOAD_BYTES', default: '26214400', defaultText: '`26214400` (25 MiB)', description: 'largest uploaded file; larger → 413 naming the limit', audience: 'server' },

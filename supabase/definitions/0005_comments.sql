@@ -194,7 +194,10 @@ begin
   select coalesce(jsonb_agg(jsonb_build_object('id', (c).id, 'author_actor_id', (c).author_actor_id, 'author', author,
            'author_kind', author_kind, 'body', (c).body, 'parent_comment_id', (c).parent_comment_id,
            'mentions', to_jsonb((c).mentions), 'kind', (c).kind, 'tags', to_jsonb((c).tags), 'meta', (c).meta,
-           'created_at', (c).created_at) order by sort_key) filter (where rn <= v_limit), '[]'),
+           'created_at', (c).created_at)
+           -- an argument of a debate carries the position it argued for
+           || case when (c).kind = 'argument' then jsonb_build_object('position', (c).position) else '{}'::jsonb end
+           order by sort_key) filter (where rn <= v_limit), '[]'),
          max(sort_key) filter (where rn = v_limit),
          count(*) > v_limit
     into v_rows, v_last, v_more

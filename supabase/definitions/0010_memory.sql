@@ -159,6 +159,48 @@ as $$
   from jsonb_array_elements(case when jsonb_typeof(p) = 'array' then p else '[]'::jsonb end) with ordinality as e(o, i)
 $$;
 
+/**
+ * A debate as its readers see it (null for a decision without participants): the participants
+ * with their current position, the tally by option, who has not answered, and the arguments in
+ * order (the latest 100).
+ */
+create or replace function bullpen.debate_json(d public.decisions) returns jsonb
+language sql stable
+as $$
+  select case when not exists (select 1 from public.decision_participants x where x.tenant_id = d.tenant_id and x.decision_id = d.id)
+    then null
+    else jsonb_build_object(
+      'open', d.status = 'proposed',
+      'winning_option', d.winning_option,
+      'participants', (
+        select coalesce(jsonb_agg(jsonb_build_object('actor_id', x.actor_id, 'display_name', a.display_name, 'kind', a.kind,
+                   'position', x.position, 'replies', x.replies, 'answered_at', x.answered_at, 'handoff_id', x.handoff_id)
+                 order by x.created_at, a.display_name), '[]'::jsonb)
+          from public.decision_participants x join public.actors a on a.tenant_id = x.tenant_id and a.id = x.actor_id
+         where x.tenant_id = d.tenant_id and x.decision_id = d.id),
+      'tally', (
+        select coalesce(jsonb_agg(jsonb_build_object('option', o ->> 'label',
+                   'count', (select count(*) from public.decision_participants x
+                              where x.tenant_id = d.tenant_id and x.decision_id = d.id and x.position = o ->> 'label'),
+                   'supporters', (select coalesce(jsonb_agg(a.display_name order by a.display_name), '[]'::jsonb)
+                                    from public.decision_participants x join public.actors a on a.tenant_id = x.tenant_id and a.id = x.actor_id
+                                   where x.tenant_id = d.tenant_id and x.decision_id = d.id and x.position = o ->> 'label'))
+                 order by i), '[]'::jsonb)
+          from jsonb_array_elements(d.options) with ordinality as e(o, i)),
+      'waiting_on', (
+        select coalesce(jsonb_agg(jsonb_build_object('actor_id', x.actor_id, 'display_name', a.display_name) order by a.display_name), '[]'::jsonb)
+          from public.decision_participants x join public.actors a on a.tenant_id = x.tenant_id and a.id = x.actor_id
+         where x.tenant_id = d.tenant_id and x.decision_id = d.id and x.replies = 0),
+      'arguments', (
+        select coalesce(jsonb_agg(jsonb_build_object('id', c.id, 'actor_id', c.author_actor_id, 'author', a.display_name,
+                   'position', c.position, 'body', c.body, 'created_at', c.created_at) order by c.created_at, c.id), '[]'::jsonb)
+          from (select * from public.comments c
+                 where c.tenant_id = d.tenant_id and c.object_id = d.id and c.object_type = 'decision' and c.kind = 'argument'
+                 order by c.created_at desc, c.id desc limit 100) c
+          join public.actors a on a.tenant_id = c.tenant_id and a.id = c.author_actor_id))
+  end
+$$;
+
 create or replace function bullpen.decision_json(d public.decisions) returns jsonb
 language plpgsql stable
 as $$
@@ -174,7 +216,9 @@ begin
     'run_id', d.run_id, 'created_at', d.created_at, 'status_changed_at', d.status_changed_at,
     'related_tasks', bullpen.memory_tasks_json(array(
         select dt.task_id from public.decision_tasks dt where dt.tenant_id = d.tenant_id and dt.decision_id = d.id)),
-    'embedding_status', d.embedding_status, 'embedding_model', d.embedding_model);
+    'embedding_status', d.embedding_status, 'embedding_model', d.embedding_model,
+    'winning_option', d.winning_option, 'debate', bullpen.debate_json(d),
+    'council_id', (select c.id from public.councils c where c.tenant_id = d.tenant_id and c.decision_id = d.id limit 1));
 end
 $$;
 
@@ -233,7 +277,8 @@ begin
     raise exception using errcode = 'BPFRB', message = 'decisions are append-only: their content cannot be changed',
       hint = 'log a new decision with supersedes_decision_id to change what was decided';
   end if;
-  if new.status is distinct from old.status or new.superseded_by is distinct from old.superseded_by then
+  if new.status is distinct from old.status or new.superseded_by is distinct from old.superseded_by
+     or new.winning_option is distinct from old.winning_option then
     if coalesce(current_setting('bullpen.decision_move', true), '') <> 'on' then
       raise exception using errcode = 'BPFRB', message = 'a decision''s status moves only through decision_set_status or a superseding decision_log',
         hint = 'call decision_set_status, or decision_log with supersedes_decision_id';
@@ -274,6 +319,7 @@ declare
   v_tasks uuid[];
   v_embed text;
   v_unavailable boolean := not bullpen.memory_vectors_available();
+  v_status text;
 begin
   perform bullpen.require_actor();
   v_replay := bullpen.idem_begin('decision_log', p);
@@ -293,12 +339,24 @@ begin
     end if;
   end if;
   v_tasks := bullpen.memory_task_ids(p -> 'related_task_ids');
+  if jsonb_array_length(coalesce(p -> 'participants', '[]')) > 0 then
+    -- a debate: it stays proposed until decision_set_status closes it
+    if coalesce(p ->> 'status', 'proposed') <> 'proposed' then
+      perform bullpen.fail('VALIDATION_ERROR', format('status: a debate (a decision with participants) starts proposed, not %s', p ->> 'status'),
+        'drop status, or log the decision without participants');
+    end if;
+    if jsonb_array_length(coalesce(p -> 'options', '[]')) < 2 then
+      perform bullpen.fail('VALIDATION_ERROR', 'options: a debate needs at least two options to take positions on',
+        'give options [{label}, {label}, …]');
+    end if;
+    v_status := 'proposed';
+  end if;
   v_embed := bullpen.decision_embed_text(p ->> 'title', p ->> 'choice', p ->> 'context', p ->> 'rationale', p ->> 'consequences');
   insert into public.decisions (tenant_id, project_id, title, choice, context, rationale, consequences, options, status,
                                 supersedes_decision_id, author_actor_id, run_id, content_hash, embedding_status, tags)
   values (bullpen.tenant_id(), coalesce(v_project.id, v_old.project_id), p ->> 'title', p ->> 'choice', p ->> 'context',
           p ->> 'rationale', p ->> 'consequences', bullpen.normalize_options(p -> 'options'),
-          coalesce(p ->> 'status', 'accepted'), v_old.id, bullpen.actor_id(), bullpen.run_id(),
+          coalesce(v_status, p ->> 'status', 'accepted'), v_old.id, bullpen.actor_id(), bullpen.run_id(),
           bullpen.memory_hash(v_embed), case when v_unavailable then 'unavailable' else 'pending' end,
           array(select distinct unnest(bullpen.text_array(p -> 'tags'))))
   returning * into v_decision;
@@ -306,6 +364,7 @@ begin
   select v_decision.tenant_id, v_decision.id, unnest(v_tasks);
   perform bullpen.log('decision.logged', 'decision', v_decision.id, v_decision.project_id, v_decision.title,
     jsonb_build_object('status', v_decision.status, 'supersedes_decision_id', v_old.id, 'related_task_ids', to_jsonb(v_tasks)));
+  perform bullpen.debate_open(v_decision, p -> 'participants');
   if v_old.id is not null then
     perform set_config('bullpen.decision_move', 'on', true);
     update public.decisions set status = 'superseded', superseded_by = v_decision.id
@@ -333,6 +392,8 @@ declare
   v_replay jsonb;
   v_decision public.decisions;
   v_previous text;
+  v_winner text;
+  v_closed int;
 begin
   perform bullpen.require_actor();
   v_replay := bullpen.idem_begin('decision_set_status', p);
@@ -352,18 +413,20 @@ begin
   end if;
   if v_previous = p ->> 'status' then
     return bullpen.idem_finish(p, jsonb_build_object('decision', bullpen.decision_json(v_decision),
-      'previous_status', v_previous, 'changed', false));
+      'previous_status', v_previous, 'changed', false, 'closed_handoffs', 0));
   end if;
+  v_winner := bullpen.debate_winner(v_decision, p ->> 'status', p ->> 'note', p ->> 'winning_option');
   perform set_config('bullpen.decision_move', 'on', true);
-  update public.decisions set status = p ->> 'status'
+  update public.decisions set status = p ->> 'status', winning_option = v_winner
    where tenant_id = v_decision.tenant_id and id = v_decision.id
   returning * into v_decision;
   perform set_config('bullpen.decision_move', '', true);
   perform bullpen.log('decision.status_changed', 'decision', v_decision.id, v_decision.project_id,
-    format('%s: %s → %s', v_decision.title, v_previous, v_decision.status),
-    jsonb_build_object('from', v_previous, 'to', v_decision.status, 'note', p ->> 'note'));
+    format('%s: %s → %s%s', v_decision.title, v_previous, v_decision.status, coalesce(' (' || v_winner || ')', '')),
+    jsonb_build_object('from', v_previous, 'to', v_decision.status, 'note', p ->> 'note', 'winning_option', v_winner));
+  v_closed := bullpen.debate_close(v_decision, p ->> 'note');
   return bullpen.idem_finish(p, jsonb_build_object('decision', bullpen.decision_json(v_decision),
-    'previous_status', v_previous, 'changed', true));
+    'previous_status', v_previous, 'changed', true, 'closed_handoffs', v_closed));
 end
 $$;
 
@@ -1369,6 +1432,8 @@ revoke all on function bullpen.memory_tasks_json(uuid[]) from public, anon, auth
 grant execute on function bullpen.memory_tasks_json(uuid[]) to bullpen_writer, service_role;
 revoke all on function bullpen.normalize_options(jsonb) from public, anon, authenticated;
 grant execute on function bullpen.normalize_options(jsonb) to bullpen_writer, service_role;
+revoke all on function bullpen.debate_json(public.decisions) from public, anon, authenticated;
+grant execute on function bullpen.debate_json(public.decisions) to bullpen_writer, service_role;
 revoke all on function bullpen.decision_json(public.decisions) from public, anon, authenticated;
 grant execute on function bullpen.decision_json(public.decisions) to bullpen_writer, service_role;
 revoke all on function bullpen.note_json(public.knowledge_notes, boolean) from public, anon, authenticated;

@@ -1746,7 +1746,7 @@ alter function bullpen.attachment_file(uuid) owner to bullpen_writer;
 create or replace function bullpen.reserved_verb_families() returns text[]
 language sql immutable
 as $$
-  select array['actor', 'attachment', 'backup', 'code_ref', 'comment', 'decision', 'export', 'feature_request',
+  select array['actor', 'attachment', 'backup', 'code_ref', 'comment', 'council', 'decision', 'export', 'feature_request',
     'handoff', 'import', 'inbox', 'job', 'key', 'knowledge', 'lease', 'link', 'memory', 'note', 'notification', 'pr',
     'project', 'repo', 'review', 'run', 'session', 'signin', 'skill', 'sweep', 'task', 'workspace']
 $$;
