@@ -149,7 +149,8 @@ export function toolsMarkdown(): string {
     for (const t of registry.filter((x) => x.room === room)) {
       const input = exactInputJsonSchema(t);
       const output = outputJsonSchema(t);
-      for (const [name, def] of Object.entries(output.$defs ?? {})) shapes[name] ??= def;
+      // shapes an input or an answer names (ObjectRef, Task…) are described once, under Shapes
+      for (const [name, def] of Object.entries({ ...input.$defs, ...output.$defs })) shapes[name] ??= def;
       out.push(`### \`${t.name}\` — ${t.title}`, '', t.description, '');
       out.push(`${t.kind === 'read' ? 'Read' : 'Write'}${t.idempotency === 'explicit' ? ' · retry-safe only with an explicit idempotency_key' : t.kind === 'write' ? ' · retry-safe (derived idempotency key)' : ''}`, '');
       const props = Object.entries(input.properties ?? {});

@@ -28,11 +28,15 @@ export const projectRef = z
   .regex(new RegExp(`^(${UUID}|[A-Za-z]\\w{0,15})$`), 'a project uuid or key')
   .describe('PAY or uuid');
 
-export const taskRef = z
+const taskRefForm = z
   .string()
   .max(64)
-  .regex(new RegExp(`^(${UUID}|[A-Za-z]\\w*[-#]+\\d{1,9})$`), 'a task uuid or KEY-N reference')
-  .describe('PAY-12 or uuid');
+  .regex(new RegExp(`^(${UUID}|[A-Za-z]\\w*[-#]+\\d{1,9})$`), 'a task uuid or KEY-N reference');
+
+export const taskRef = taskRefForm.describe('PAY-12 or uuid');
+
+/** A task reference where a neighbouring field already shows the form (tools/list pays for the words once). */
+export const otherTaskRef = taskRefForm.meta(docs('PAY-12 or uuid'));
 
 // What an idempotency key does is the guide's `idempotency` topic; the name says the rest.
 export const idempotencyKey = z.string().min(1).max(200);
@@ -71,8 +75,7 @@ export const inboxItemKind = z.enum(INBOX_ITEM_KINDS);
 
 export const priority = z
   .literal([0, 1, 2, 3, 4, ...PRIORITY_NAMES])
-  .describe('0 most urgent')
-  .meta(docs('default 2'));
+  .meta(docs('0 most urgent (urgent = 0 … none = 4); default 2'));
 
 /** Task or comment metadata: a JSON object, at most 16 KB serialised (the SQL checks the size too). */
 export const meta = z
@@ -93,5 +96,4 @@ export const waitSeconds = z
   .number()
   .min(0)
   .max(60)
-  .describe('≤ 60')
-  .meta(docs('hold an empty answer until something arrives, instead of polling'));
+  .meta(docs('at most 60: hold an empty answer until something arrives, instead of polling'));

@@ -5,7 +5,13 @@ import { GUIDE_TOPIC_IDS, guideIndex, guideTopic } from './guide-content';
 import { optInNote } from './toolsets';
 
 export const guideInput = z.strictObject({
-  topic: z.enum(GUIDE_TOPIC_IDS).optional().meta(docs('omit for the index')),
+  // a string here, checked against the topics below: the list grows with the product, and every
+  // connection would pay for it in tools/list; the bare guide() lists them, a wrong one is refused naming them
+  topic: z
+    .string()
+    .refine((t) => (GUIDE_TOPIC_IDS as readonly string[]).includes(t), { message: `not a topic; one of ${GUIDE_TOPIC_IDS.join(', ')}` })
+    .optional()
+    .meta(docs(`omit for the index; one of ${GUIDE_TOPIC_IDS.join(', ')}`)),
 });
 export type GuideInput = z.infer<typeof guideInput>;
 
@@ -35,7 +41,7 @@ export const guideTools = [
     idempotent: true,
     run: (input, { registry }) => {
       if (!input.topic) return { topic: null, title: 'Bullpen guide', topics: [...GUIDE_TOPIC_IDS], markdown: guideIndex(registry, optInNote()) };
-      const t = guideTopic(input.topic);
+      const t = guideTopic(input.topic as (typeof GUIDE_TOPIC_IDS)[number]);
       return { topic: t.id, title: t.title, markdown: t.body };
     },
   }),

@@ -117,7 +117,7 @@ export type HandoffQueryOutput = z.infer<typeof handoffQueryOutput>;
 
 export const inboxInput = z.strictObject({
   kinds: z.array(inboxItemKind).min(1).max(3).optional().meta(docs('default all')),
-  ack: z.array(uuid).max(200).optional().describe('ids you handled'),
+  ack: z.array(uuid).max(200).optional().meta(docs('ids you handled')),
   wait_seconds: waitSeconds.optional(),
   limit: limit(50, 200).optional(),
   idempotency_key: idempotencyKey.optional(),
@@ -169,7 +169,7 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'Hand off work',
     description:
-      'Asks actors for work, an answer, a review or an approval; answers come to inbox. Returns {handoff}. Use when you need another actor.',
+      'Asks actors for work, an answer, a review or an approval; replies reach inbox. Returns {handoff}. Use when you need another actor.',
     input: handoffCreateInput,
     output: handoffCreateOutput,
     kind: 'write',
@@ -226,7 +226,7 @@ export const handoffTools = [
     room: 'handoffs',
     title: 'Inbox',
     description:
-      'Returns what waits for you, oldest first; ack handled ids or they return. Use when idle, with wait_seconds, not polling.',
+      'Returns what waits for you, urgent first; ack handled ids or they return. Use when idle, with wait_seconds, not polling.',
     input: inboxInput,
     output: inboxOutput,
     kind: 'write',

@@ -108,7 +108,7 @@ export const identityTools = [
     room: 'identity',
     title: 'Who am I',
     description:
-      'Returns your tasks, inbox, ready work, changes since you last looked and hints.next. Use when a run starts.',
+      'Returns your tasks, inbox, ready work, changes since last look and hints.next. Use when a run starts.',
     input: whoamiInput,
     output: whoamiOutput,
     kind: 'read',

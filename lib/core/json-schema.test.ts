@@ -170,7 +170,8 @@ describe('the advertised input schema', () => {
     expect(prop('task_update', 'patch', 'assignee_actor_id')).toEqual({ type: ['string', 'null'], description: 'uuid or "me"' });
     expect(prop('task_query', 'assignee_actor_id').description).toBe('uuid, "me" or "unassigned"');
     expect(prop('task_create', 'due_on')).toEqual({ type: 'string', format: 'date' });
-    expect(prop('inbox', 'wait_seconds').description).toMatch(/≤ 60/);
+    // a bound the validator names in its refusal is not advertised; docs/tools.md shows it
+    expect(prop('inbox', 'wait_seconds')).toEqual({ type: 'number' });
     // the exact schema, which docs/tools.md shows, keeps every bound
     const exact = exactInputJsonSchema(registry.find((t) => t.name === 'task_create')!);
     expect(exact.properties!.title).toMatchObject({ minLength: 1, maxLength: 500 });

@@ -63,7 +63,7 @@ function compactFormat(def: StringDef): JsonSchema | undefined {
 /**
  * The exact schema: the same constraints as zod's, spelled short. Nothing here widens or narrows
  * what an input may be; it drops what carries no constraint (`default`, `propertyNames` of a string,
- * an empty `additionalProperties`, `type` beside a `const`) and folds `anyOf: [X, null]` into a
+ * an empty `additionalProperties`, `type` beside a `const` or an `enum` of that type) and folds `anyOf: [X, null]` into a
  * type list where X has no const/enum/union of its own.
  */
 function advertise(node: JsonSchema): JsonSchema {
@@ -89,6 +89,8 @@ function advertise(node: JsonSchema): JsonSchema {
     } else out[k] = v;
   }
   if ('const' in out && out.type === typeof out.const) delete out.type;
+  // an enum names its values: a `type` beside it that they all have constrains nothing more
+  if (Array.isArray(out.enum) && typeof out.type === 'string' && out.enum.every((v) => typeof v === out.type)) delete out.type;
   const branches = out.anyOf;
   if (branches?.length === 2) {
     const nul = branches.findIndex((b) => b.type === 'null' && Object.keys(b).length === 1);

@@ -15,6 +15,7 @@ import {
   priority,
   projectRef,
   taskRef,
+  otherTaskRef,
   taskStatus,
   waitSeconds,
 } from './fields';
@@ -51,7 +52,7 @@ const taskFields = {
   assignee_actor_id: actorRef.optional(),
   priority: priority.optional(),
   due_on: isoDate.optional(),
-  parent_task_id: taskRef.optional(),
+  parent_task_id: otherTaskRef.optional(),
   labels: z.array(label).max(20).optional(),
   acceptance_criteria: acceptanceCriteria.optional(),
   requires_evidence: z.boolean().optional(),
@@ -66,7 +67,7 @@ export const taskCreateInput = z.strictObject({
   project_id: projectRef,
   task_id: z.guid().optional().meta(docs('your own uuid: same content again returns it')),
   ...taskFields,
-  depends_on: z.array(taskRef).max(256).optional().meta(docs('blockers: done before this is ready')),
+  depends_on: z.array(otherTaskRef).max(256).optional().meta(docs('blockers: done before this is ready')),
   idempotency_key: idempotencyKey.optional(),
 });
 export type TaskCreateInput = z.infer<typeof taskCreateInput>;
@@ -310,7 +311,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Update a task',
     description:
-      'Patches a task; done only ticks criteria, all met. Returns {task, changed}. Use when status, criteria or findings change.',
+      'Patches a task; done needs every criterion met. Returns {task, changed}. Use when status, criteria or findings change.',
     input: taskUpdateInput,
     output: taskUpdateOutput,
     kind: 'write',
@@ -334,7 +335,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'List tasks',
     description:
-      'Returns tasks without body, with ref, readiness and lease. Use when you look for work or check progress.',
+      'Returns tasks (no body) with ref, readiness and lease. Use when you look for work or check progress.',
     input: taskQueryInput,
     output: taskQueryOutput,
     kind: 'read',
@@ -368,7 +369,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Claim work',
     description:
-      'Claims task_id, else the top ready task, under a lease; again renews it. Returns {claimed, task, lease_expires_at}. Use when you need work.',
+      'Claims task_id or the top ready task under a lease; again renews it. Returns {claimed, task, lease_expires_at}. Use when you need work.',
     input: taskClaimInput,
     output: taskClaimOutput,
     kind: 'write',

@@ -7,10 +7,18 @@ describe('toolsets', () => {
     for (const name of CORE_TOOLS) expect(getTool(name), name).toBeDefined();
   });
 
-  it('absent, empty and all mean every tool (while no room is opt-in)', () => {
-    for (const raw of [null, undefined, '', ' , ', 'all', 'core,all']) {
+  it('all means every tool; absent or empty means every tool of the rooms that are not opt-in', () => {
+    for (const raw of ['all', 'core,all']) {
       const sel = parseToolsets(raw);
       expect(sel.ok && sel.tools).toBe(null);
+    }
+    const optIn = registry.filter((t) => OPT_IN_ROOMS.has(t.room)).map((t) => t.name);
+    expect(optIn.length).toBeGreaterThan(0);
+    for (const raw of [null, undefined, '', ' , ']) {
+      const sel = parseToolsets(raw);
+      if (!sel.ok || !sel.tools) throw new Error('expected the default rooms');
+      expect([...sel.tools].sort()).toEqual(registry.filter((t) => !OPT_IN_ROOMS.has(t.room)).map((t) => t.name).sort());
+      for (const name of optIn) expect(sel.tools.has(name)).toBe(false);
     }
   });
 
