@@ -283,13 +283,16 @@ async function main() {
     const scratch = await scratchDatabase({ prefix: 'bench_memory', pool: { max: 10 } });
     try {
       emit({ ...(await envFields('bench/memory-search.ts', scratch.admin)), notes_in_workspace: N });
-      if (!scratch.db.vector) throw new Error('this Postgres has no pgvector: run node scripts/pgvector.mjs (as root) first');
-      const { big, seconds } = await seed(scratch.db, N, true);
-      emit({ bench: 'memory.load', db: 'pg', notes_in_table: 2 * N, seconds });
-      if (targets.has('pg')) await rpcLatency(scratch.db, big, 'pg');
-      if (PROFILE) await profile(scratch.url, big, PROFILE);
-      if (targets.has('http')) await httpLatency(scratch.url, scratch.db, big);
-      if (targets.has('backfill')) await backfill(scratch.db, 'pg');
+      if (!scratch.db.vector) {
+        emit({ bench: 'memory.skipped', db: 'pg', reason: 'this Postgres has no pgvector: node scripts/pgvector.mjs (as root) installs it' });
+      } else {
+        const { big, seconds } = await seed(scratch.db, N, true);
+        emit({ bench: 'memory.load', db: 'pg', notes_in_table: 2 * N, seconds });
+        if (targets.has('pg')) await rpcLatency(scratch.db, big, 'pg');
+        if (PROFILE) await profile(scratch.url, big, PROFILE);
+        if (targets.has('http')) await httpLatency(scratch.url, scratch.db, big);
+        if (targets.has('backfill')) await backfill(scratch.db, 'pg');
+      }
     } finally {
       await scratch.close();
     }
