@@ -74,3 +74,17 @@ describe('toolHelp', () => {
     expect(toolHelp(getTool('inbox')!)).toContain('--wait-seconds number');
   });
 });
+
+describe('the graph tools have twins', () => {
+  it('link add, link remove, find related, guidelines get, knowledge retract', () => {
+    expect(findTool(['link', 'add'])).toMatchObject({ tool: { name: 'link_add' }, used: 2 });
+    expect(findTool(['link', 'remove'])).toMatchObject({ tool: { name: 'link_remove' } });
+    expect(findTool(['find', 'related'])).toMatchObject({ tool: { name: 'find_related' } });
+    expect(findTool(['guidelines', 'get'])).toMatchObject({ tool: { name: 'guidelines_get' } });
+    expect(findTool(['knowledge', 'retract'])).toMatchObject({ tool: { name: 'knowledge_retract' } });
+    const { input } = parseToolArgs(getTool('link_add')!, ['--from', '{"type":"task","id":"PAY-1"}', '--to', '{"type":"note","id":"x"}', '--relation', 'explains', '--strength', '0.5']);
+    expect(input).toEqual({ from: { type: 'task', id: 'PAY-1' }, to: { type: 'note', id: 'x' }, relation: 'explains', strength: 0.5 });
+    const related = parseToolArgs(getTool('find_related')!, ['--type', 'task', '--id', 'PAY-1', '--depth', '3', '--relations', 'explains']).input;
+    expect(related).toEqual({ type: 'task', id: 'PAY-1', depth: 3, relations: ['explains'] });
+  });
+});

@@ -15,9 +15,7 @@ export const LINK_RELATIONS = ['relates_to', 'depends_on', 'implements', 'extend
 export const linkableType = z.enum(LINKABLE_TYPES);
 export const linkRelation = z.enum(LINK_RELATIONS);
 
-const objectRef = z
-  .strictObject({ type: linkableType, id: z.string().min(1).max(200).describe('uuid; KEY-N, project key or run key') })
-  .meta({ id: 'ObjectRef' });
+const objectRef = z.strictObject({ type: linkableType, id: z.string().min(1).max(200).describe('uuid; KEY-N, project key or run key') });
 
 const node = z
   .strictObject({

@@ -576,7 +576,7 @@ Nobody edits a decision, not even the database owner. To change what was decided
 { "tool": "decision_log", "arguments": { "title": "Money as bigint micros", "choice": "Store amounts as bigint micro-units", "supersedes_decision_id": "<old decision id>" } }
 \`\`\`
 
-The old one becomes \`superseded\` with \`superseded_by\` pointing at the new one, and leaves default recall (\`include_superseded: true\` brings it back). \`decision_set_status\` only moves \`proposed\`, \`accepted\` and \`rejected\`; a superseded decision no longer moves.
+The old one becomes \`superseded\` with \`superseded_by\` pointing at the new one, and leaves default recall (\`include_superseded: true\` brings it back). \`decision_set_status\` moves between \`proposed\`, \`accepted\`, \`rejected\` and \`deprecated\` (still the record of what was decided, no longer to be followed); a superseded decision no longer moves. \`tags\` on \`decision_log\` let \`decision_query\` filter by them.
 
 To question or discuss a decision without replacing it, comment on it; notes and handoffs take threads the same way:
 
@@ -597,7 +597,7 @@ Knowledge is what the next actor needs that is not about one task: how to run th
 { "tool": "knowledge_search", "arguments": { "q": "tests hang when calling the payment provider", "project_id": "PA", "top_k": 5 } }
 \`\`\`
 
-Each result carries \`similarity\` (0–1, by meaning), \`lexical_rank\` (by words) and the fused \`score\`. \`mode\` says how it searched: \`hybrid\`, \`semantic\`, or \`lexical\` (with \`fallback_reason\`, e.g. no pgvector or \`lexical_only: true\`). Filter with \`kind\`, \`tags\` and \`min_similarity\`. Without \`q\` you get the newest notes.
+Each result carries \`similarity\` (0–1, by meaning), \`lexical_rank\` (by words) and the fused \`score\`. \`mode\` says how it searched: \`hybrid\`, \`semantic\`, or \`lexical\` (with \`fallback_reason\`, e.g. no pgvector or \`lexical_only: true\`). Filter with \`kind\`, \`tags\` and \`min_similarity\`; \`min_score\` drops hits that matched no word and are less similar than it, so a query about something nobody wrote down can come back empty. Without \`q\` you get the newest notes. \`next_cursor\` pages on: pass it back as \`cursor\`.
 
 ## What is worth writing down
 - Facts you had to discover, not ones obvious from the code.

@@ -23,6 +23,7 @@ const VERB_FAMILY_ROOM: Record<string, string> = {
   handoff: 'handoffs',
   inbox: 'handoffs',
   knowledge: 'knowledge',
+  link: 'knowledge',
   note: 'knowledge',
   notification: 'handoffs',
   pr: 'repositories',

@@ -112,6 +112,20 @@ describe('output contracts', () => {
     ok(await t.agent.call('task_get', { task_id: 'PAY-1', include: ['brief'] }));
   });
 
+  it('graph: links, the neighbourhood, guidelines, supersede, retract, duplicates', async () => {
+    const g = ok(await t.agent.call('knowledge_write', { title: 'Errors', body: 'wrap them', kind: 'guideline', language: 'go', category: 'errors' }));
+    const p = ok(await t.agent.call('knowledge_write', { title: 'Errors', body: 'wrap with %w', kind: 'guideline', language: 'go', category: 'errors', project_id: 'PAY' }));
+    ok(await t.agent.call('guidelines_get', { project_id: 'PAY' }));
+    const l = ok(await t.agent.call('link_add', { from: { type: 'note', id: g.note_id }, to: { type: 'task', id: 'PAY-1' }, relation: 'explains', strength: 0.5 }));
+    ok(await t.agent.call('link_add', { from: { type: 'note', id: g.note_id }, to: { type: 'note', id: p.note_id }, relation: 'contradicts' }));
+    ok(await t.agent.call('find_related', { type: 'task', id: 'PAY-1', depth: 3 }));
+    ok(await t.agent.call('link_remove', { link_id: l.link.id }));
+    ok(await t.agent.call('knowledge_update', { note_id: p.note_id, supersedes: g.note_id }));
+    ok(await t.agent.call('knowledge_retract', { note_id: p.note_id, reason: 'wrong' }));
+    ok(await t.agent.call('knowledge_search', { duplicates: true }));
+    ok(await t.agent.call('decision_query', { tags: ['x'], limit: 1 }));
+  });
+
   it('guide: the index and a topic', async () => {
     ok(await t.agent.call('guide'));
     ok(await t.agent.call('guide', { topic: 'the-loop' }));
