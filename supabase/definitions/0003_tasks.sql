@@ -964,7 +964,11 @@ begin
     -- The lapsed leases are gathered through tasks_lapsed_idx first (materialized, so the planner
     -- cannot trade it for a walk of the whole workspace in priority order hoping to meet one).
     v_stopped := bullpen.stopped_projects(v_tenant);
-    if v_project is null and v_in_repos is null and p ->> 'label' is null and p ->> 'max_priority' is null then
+    -- a paused or archived project in the workspace sends the claim down the filtered path, whose
+    -- custom plans see the list; as a parameter of the static query's generic plan, "<> all ($n)" was
+    -- priced as matching almost nothing and the plan sorted every todo task of the workspace
+    if v_project is null and v_in_repos is null and p ->> 'label' is null and p ->> 'max_priority' is null
+       and cardinality(v_stopped) = 0 then
       -- the common call: lapsed leases are rare, so one probe of tasks_lapsed_idx decides whether
       -- the slower search behind them runs at all
       if exists (select 1 from public.tasks l
@@ -979,8 +983,6 @@ begin
            and (t.assignee_actor_id is null or t.assignee_actor_id = v_me)
            -- a start:false claim locks a todo task without moving it: its live lease protects it
            and (t.lease_expires_at is null or t.lease_expires_at <= now())
-           -- paused and archived projects offer no work
-           and t.project_id <> all (v_stopped)
            and t.requires_capabilities <@ (select a.capabilities from public.actors a where a.tenant_id = v_tenant and a.id = v_me) -- routing (0022)
            and not exists (
                  select 1 from public.task_dependencies d
