@@ -148,6 +148,15 @@ export async function connectTools(
   // every twin is callable, the opt-in rooms' too (lib/core/toolsets.ts): the CLI names `all`
   const headers: Record<string, string> = { Authorization: `Bearer ${key}`, 'X-Bullpen-Toolsets': 'all', ...runHeaders(process.env, repo, key) };
   let connected: Promise<void> | null = null;
+  // a refusal over HTTP (403 insufficient_scope, 429, 503) carries its envelope in the body; the v2
+  // transport keeps it out of some of its errors (a 403 becomes a step-up attempt), so it is kept here
+  let refusal: string | null = null;
+  const baseFetch = opts.fetch ?? fetch;
+  const keepRefusals = (async (url: string | URL | Request, init?: RequestInit) => {
+    const res = await baseFetch(url, init);
+    if (!res.ok && res.status !== 401) refusal = await res.clone().text().catch(() => null);
+    return res;
+  }) as typeof fetch;
   const failure = (err: unknown): CliEnvelope => {
     const message = (err as Error).message;
     const auth = /401|Unauthorized|API key/i.test(message);
@@ -165,9 +174,10 @@ export async function connectTools(
     base,
     repo,
     async call(name, input) {
+      refusal = null;
       try {
         connected ??= client.connect(
-          new StreamableHTTPClientTransport(new URL(`${base.replace(/\/$/, '')}/api/mcp`), { requestInit: { headers }, ...(opts.fetch ? { fetch: opts.fetch } : {}) }),
+          new StreamableHTTPClientTransport(new URL(`${base.replace(/\/$/, '')}/api/mcp`), { requestInit: { headers }, fetch: keepRefusals }),
           { prior: { kind: 'modern', discover: KNOWN_SERVER as never } },
         );
         await connected;
@@ -180,7 +190,7 @@ export async function connectTools(
         return JSON.parse(res.content[0].text) as CliEnvelope;
       } catch (err) {
         // a refusal over HTTP (403 insufficient_scope, 429, 503) carries its envelope in the error
-        return envelopeInError((err as Error).message) ?? failure(err);
+        return (refusal && envelopeInError(refusal)) || envelopeInError((err as Error).message) || failure(err);
       }
     },
     close: () => client.close().catch(() => {}),

@@ -87,6 +87,7 @@ export function verbText(verb: string): string {
     'task.released': 'released',
     'task.linked': 'linked',
     'task.lease_broken': 'broke the lease on',
+    'task.lease_lapsed': 'saw the lease lapse on',
     'task.criteria_changed': 'changed unmet criteria',
     'project.created': 'created project',
     'project.updated': 'updated project',

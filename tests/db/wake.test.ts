@@ -122,6 +122,9 @@ describe('a lapsed lease', () => {
     const waiter = await w.addAgent('lapse-waiter');
     const t = ok(await w.human.call('task_create', { project_id: 'LP', title: 'held' }));
     ok(await holder.call('task_claim', { task_id: t.task_id, lease_seconds: 60 }));
+    // the events so far are delivered first (the Postgres poller is a moment behind): read after the
+    // lease is forced to lapse below, task.created would rightly find the task claimable
+    await quiet();
 
     const base = room.size();
     const waiting = waiter.call('task_claim', { wait_seconds: 20 });
