@@ -194,6 +194,27 @@ describe('output contracts', () => {
     ok(await t.human.call('project_insights', { project_id: 'PAY', days: 7 }));
   });
 
+  it('deliberation: a debate argued and closed, a council asked, read while running and listed', async () => {
+    const d = ok(await t.human.call('decision_log', {
+      title: 'Queue', choice: 'Pick one', options: [{ label: 'pg' }, { label: 'redis' }], participants: ['me', other.id],
+    }));
+    ok(await other.call('debate_reply', { decision_id: d.decision_id, position: 'pg', argument: 'one database' }));
+    ok(await t.human.call('decision_set_status', { decision_id: d.decision_id, status: 'accepted', note: 'settled' }));
+    const saved = { m: process.env.BULLPEN_COUNCIL_MODELS, k: process.env.BULLPEN_COUNCIL_LOCAL_API_KEY };
+    process.env.BULLPEN_COUNCIL_MODELS = 'local:alpha';
+    process.env.BULLPEN_COUNCIL_LOCAL_API_KEY = 'test-key';
+    try {
+      const c = ok(await t.agent.call('council_ask', { question: 'Which queue?', context_ids: [d.decision_id] }));
+      ok(await t.agent.call('council_get', { council_id: c.council_id }));
+      ok(await t.agent.call('council_query', {}));
+    } finally {
+      for (const [k, v] of [['BULLPEN_COUNCIL_MODELS', saved.m], ['BULLPEN_COUNCIL_LOCAL_API_KEY', saved.k]] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+
   it('leaves no tool of the registry unchecked', () => {
     expect(registry.map((x) => x.name).filter((name) => !called.has(name))).toEqual([]);
   });
