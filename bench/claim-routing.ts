@@ -4,7 +4,7 @@
  *
  * BENCH_ROUTING=on gives every agent capabilities and a load limit (1000, so the limit is checked on
  * every call but never reached within a run) and makes every 3rd task require "python" (which the
- * agents have) and every 10th require "gpu" (which they lack, so claim-next steps over it). Off: the
+ * agents have) and every 7th require "gpu" (which they lack, so claim-next steps over it). Off: the
  * plain pool, the same as bench/claim.ts seeds it. The same file runs against an earlier release
  * (which has no routing columns) for the before/after ratio docs/benchmarks.md reports.
  */
@@ -25,7 +25,7 @@ async function main() {
       if (ROUTING) {
         await db.query(`update public.actors set capabilities = '{python,bench}', max_concurrent_tasks = 1000 where tenant_id = $1 and kind = 'agent'`, [ws.tenantId]);
         await db.query(
-          `update public.tasks set requires_capabilities = case when seq % 10 = 0 then '{gpu}'::text[] when seq % 3 = 0 then '{python}'::text[] else '{}' end
+          `update public.tasks set requires_capabilities = case when seq % 7 = 0 then '{gpu}'::text[] when seq % 3 = 0 then '{python}'::text[] else '{}' end
             where tenant_id = $1`,
           [ws.tenantId],
         );
