@@ -6,7 +6,8 @@
  * every call but never reached within a run) and makes every 3rd task require "python" (which the
  * agents have) and every 7th require "gpu" (which they lack, so claim-next steps over it). Off: the
  * plain pool, the same as bench/claim.ts seeds it. The same file runs against an earlier release
- * (which has no routing columns) for the before/after ratio docs/benchmarks.md reports.
+ * (which has no routing columns) for a before/after ratio; bench/results/claim-routing.jsonl keeps
+ * four alternated rounds (before = the release before routing, after-plain, after-routing).
  */
 import { execute } from '../lib/core/execute';
 import { emit, runBench, scratchDatabase, seedWorkspace } from './lib';

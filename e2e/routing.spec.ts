@@ -43,6 +43,16 @@ test('an owner deactivates an agent on the agents page: its key is refused at on
 
   await row.getByTestId('activate-agent').click();
   await expect(row.getByTestId('actor-status')).toHaveAttribute('data-status', 'active');
+
+  // an owner edits capabilities, limit and model in place
+  const answers = ['python, gpu', '2', 'model-two'];
+  const onDialog = (d: import('@playwright/test').Dialog) => void d.accept(answers.shift());
+  page.on('dialog', onDialog);
+  await row.getByTestId('edit-routing').click();
+  await expect(row.getByTestId('actor-capabilities')).toContainText('gpu');
+  await expect(row.getByTestId('actor-load')).toHaveText('0 / 2');
+  await expect(row.getByTestId('actor-model')).toContainText('model-two');
+  page.off('dialog', onDialog);
 });
 
 test('a stale card (its holder paused) shows Recover; recovering moves it to todo', async ({ page }) => {
