@@ -207,6 +207,30 @@ function RoutingCell({ actor }: { actor: ActorOverview }) {
     }
     setConfirm(false);
   };
+  // owners set an agent's capabilities, load limit and model (as bullpen agent add --capabilities … does)
+  const edit = async () => {
+    const caps = window.prompt(`Capabilities of ${actor.display_name} (comma-separated)`, actor.capabilities.join(', '));
+    if (caps === null) return;
+    const max = window.prompt('Max concurrent tasks (blank: no limit)', actor.max_concurrent_tasks ? String(actor.max_concurrent_tasks) : '');
+    if (max === null) return;
+    const model = window.prompt('Default model (blank: unset)', actor.default_model ?? '');
+    if (model === null) return;
+    try {
+      await viaAction(
+        runToolAction('register_actor', {
+          external_ref: actor.external_ref,
+          kind: actor.kind,
+          capabilities: caps.split(',').map((c) => c.trim()).filter(Boolean),
+          max_concurrent_tasks: max.trim() ? Number(max.trim()) : null,
+          default_model: model.trim() || null,
+        }),
+      );
+      toast.success(`${actor.display_name} updated`, 'claim-next routes by the new capabilities and limit');
+      await qc.invalidateQueries({ queryKey: keys.overview });
+    } catch (err) {
+      toast.error(err);
+    }
+  };
   const btn = 'rounded px-1.5 py-0.5 text-[11px] hover:bg-zinc-100';
   return (
     <div className="space-y-1 text-[12px]">
@@ -228,6 +252,7 @@ function RoutingCell({ actor }: { actor: ActorOverview }) {
       )}
       {me.is_owner && (
         <div className="flex flex-wrap gap-1">
+          <button onClick={() => void edit()} data-testid="edit-routing" className={`${btn} text-zinc-600`}>Edit…</button>
           {actor.status === 'active' && (
             <button onClick={() => void setStatus('paused')} data-testid="pause-agent" className={`${btn} text-amber-700`}>Pause</button>
           )}

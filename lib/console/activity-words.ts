@@ -91,7 +91,9 @@ export function changeWords(e: Entry): ChangeWords {
       return { lead: 'linked', tail: parts.length ? `: ${listWords(parts)}` : '', detail: null };
     }
     case 'task.released':
-      return { lead: m.reason === 'run_ended' ? 'released (its run ended)' : 'released', tail: '', detail };
+      return { lead: m.reason === 'run_ended' ? 'released (its run ended)' : m.reason === 'actor_deactivated' ? 'released (its agent was deactivated)' : 'released', tail: '', detail };
+    case 'task.recovered':
+      return { lead: 'recovered', tail: typeof m.to === 'string' ? `to ${m.to.replace(/_/g, ' ')}` : '', detail: typeof m.note === 'string' ? m.note : null };
     case 'project.created':
       // the summary is "KEY Title": the key is the link beside it, the title the words
       return { lead: 'created project', tail: e.summary.replace(/^\S+\s*/, ''), detail: null };

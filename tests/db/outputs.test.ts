@@ -215,6 +215,13 @@ describe('output contracts', () => {
     }
   });
 
+  it('routing: task_recover of another agent\'s lease by a person', async () => {
+    const made = ok(await t.human.call('task_create', { project_id: 'PAY', title: 'stranded', requires_capabilities: [] }));
+    ok(await other.call('task_claim', { task_id: made.task_id }));
+    const r = ok(await t.human.call('task_recover', { task_id: made.task_id, to_status: 'todo', note: 'its run crashed' }));
+    expect(r.previous_holder_actor_id).toBe(other.id);
+  });
+
   it('leaves no tool of the registry unchecked', () => {
     expect(registry.map((x) => x.name).filter((name) => !called.has(name))).toEqual([]);
   });

@@ -260,7 +260,7 @@ describe('export, import and the CLI\'s path', () => {
     const t = await workspace('RE');
     ok(await register(t.human, await refOf(t.other), { capabilities: ['gpu'], max_concurrent_tasks: 2, default_model: 'm-1', model_provider: 'p-1', status: 'paused' }));
     await make(t, [{ title: 'needs gpu', requires_capabilities: ['gpu'] }], 'RE');
-    ok(await t.agent.call('handoff_create', { to_capabilities: ['gpu'], title: 'gpu anyone', priority: 'urgent', tags: ['ml'] }));
+    ok(await t.agent.call('handoff_create', { to_actor_ids: [t.other.id], to_capabilities: ['gpu'], title: 'gpu anyone', priority: 'urgent', tags: ['ml'] }));
     const doc = await exportWorkspace(db, t.slug);
     const copy = await importWorkspace(db, doc, { slug: `${t.slug}-copy` });
     const [actor] = await db.query<Record<string, unknown>>(
