@@ -4,12 +4,15 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST } from '../../app/api/mcp/route';
 import { parseScopes } from '../../lib/core/scopes';
-import { CORE_TOOLS, toolsetNames } from '../../lib/core/toolsets';
+import { CORE_TOOLS, OPT_IN_ROOMS, toolsetNames } from '../../lib/core/toolsets';
 import { registry } from '../../lib/core/registry';
 import { setDb } from '../../lib/db';
 import { SERVER_INSTRUCTIONS } from '../../lib/mcp/server';
 import { ensureActor, ensureWorkspace, mintKey } from '../../lib/server/workspace';
 import { freshDb, type TestDb } from '../helpers/db';
+
+/** What a connection that names no toolsets lists: every room but the opt-in ones. */
+const defaultTools = registry.filter((t) => !OPT_IN_ROOMS.has(t.room));
 
 /**
  * Both protocol revisions from one URL, and toolsets, through the route handler in this process
@@ -82,7 +85,7 @@ describe('2026-07-28, the stateless core', () => {
     expect(who.ok).toBe(true);
     const made = envelopeOf(await c.callTool({ name: 'project_create', arguments: { title: 'Modern', key: 'MOD' } }));
     expect(made).toMatchObject({ ok: true, key: 'MOD' });
-    expect((await c.listTools()).tools).toHaveLength(registry.length);
+    expect((await c.listTools()).tools).toHaveLength(defaultTools.length);
     expect(seen).not.toContain('initialize');
     expect(seen).toContain('tools/call');
     await c.close();
@@ -131,7 +134,7 @@ describe('the 2025 revisions', () => {
     const session = init.headers.get('mcp-session-id')!;
     expect(session).toMatch(/^bp-/);
     const listed = await raw({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-protocol-version': '2025-06-18', 'mcp-session-id': session });
-    expect((await listed.json()).result.tools).toHaveLength(registry.length);
+    expect((await listed.json()).result.tools).toHaveLength(defaultTools.length);
     const called = await raw({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { 'mcp-protocol-version': '2025-06-18', 'mcp-session-id': session });
     expect(envelopeOf((await called.json()).result).ok).toBe(true);
   });

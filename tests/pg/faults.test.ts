@@ -319,7 +319,7 @@ describe('an idle transaction holds the xmin horizon while claims run', () => {
       `explain (analyze, buffers, format json)
        select t.id from public.tasks t
         where t.tenant_id = '${T.id}' and t.status = 'todo' and 'hot' = any (t.labels)
-        order by t.priority, t.created_at, t.id limit 1`,
+        order by t.priority, t.order_index, t.created_at, t.id limit 1`,
     );
     return (plan[0].Plan['Shared Hit Blocks'] ?? 0) + (plan[0].Plan['Shared Read Blocks'] ?? 0);
   }
@@ -395,7 +395,10 @@ describe('an idle transaction holds the xmin horizon while claims run', () => {
     expect(ended).not.toBeNull();
     expect(deadCleared).toBeLessThan(deadHeld / 10);
     expect(pagesHeld).toBeGreaterThan(pagesBase * 5);
-    expect(pagesAfter).toBeLessThan(pagesHeld / 5);
+    // once the holder is gone and vacuum ran, the lookup touches fewer pages (the index keeps the
+    // emptied pages the churn left until they are reused) and the claim statement runs at full speed again
+    expect(pagesAfter).toBeLessThan(pagesHeld);
+    expect(sqlAfter).toBeGreaterThan(sqlWorst * 2);
     expect(sqlWorst).toBeLessThan(sqlBase);
     expect(base).toBeGreaterThan(0);
   });
