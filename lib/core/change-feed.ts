@@ -1,5 +1,17 @@
 import type { ChangeEvent, ToolDb } from './ports';
 
+/**
+ * A database view (a workspace's or a key's gated database, lib/server/limits.ts) names the database
+ * it wraps here, so the change feed and the wait room stay one per database and process, however
+ * many views there are.
+ */
+export const UNDERLYING_DB = Symbol.for('bullpen.underlying-db');
+
+/** The database a view wraps, or the database itself. */
+export function underlyingDb<T extends object>(db: T): T {
+  return ((db as { [UNDERLYING_DB]?: T })[UNDERLYING_DB] ?? db) as T;
+}
+
 /** The channel every write's change event is announced on (the activity trigger, or the log poller). */
 export const CHANGE_CHANNEL = 'bullpen_changes';
 
@@ -71,7 +83,8 @@ const feeds = new WeakMap<object, Promise<Feed>>();
  * The change feed of a database: one subscription per database and process, parsed once and shared
  * by every consumer (a consumer that throws does not starve the others).
  */
-export function changeFeed(db: Pick<ToolDb, 'listen'>): Promise<Feed> {
+export function changeFeed(view: Pick<ToolDb, 'listen'>): Promise<Feed> {
+  const db = underlyingDb(view);
   let feed = feeds.get(db);
   if (!feed) {
     const consumers = new Set<(event: ChangeEvent) => void>();

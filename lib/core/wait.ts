@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ChangeRouter, changeFeed, Subscribers } from './change-feed';
+import { ChangeRouter, changeFeed, Subscribers, underlyingDb } from './change-feed';
 import { corePort, type ChangeEvent, type ReadyTask, type ToolDb } from './ports';
 
 /**
@@ -190,7 +190,8 @@ export type WaitSubscription = {
 const rooms = new WeakMap<object, Promise<WaitRoom>>();
 
 /** The wait room of a database: fed by its one change-feed subscription in this process. */
-export function waitRoom(db: Pick<ToolDb, 'listen'>): Promise<WaitRoom> {
+export function waitRoom(view: Pick<ToolDb, 'listen'>): Promise<WaitRoom> {
+  const db = underlyingDb(view);
   let room = rooms.get(db);
   if (!room) {
     const readyAfter = corePort('readyAfter');

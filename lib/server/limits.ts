@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { UNDERLYING_DB } from '../core/change-feed';
 import { toolError, type ToolError } from '../core/errors';
 import type { Db } from '../db/types';
 import { envNumber, type EnvName } from '../shared/env';
@@ -422,7 +423,8 @@ export class Limits {
       call: (claims, fn, args) => run(() => db.call(claims, fn, args)),
       withClaims: (claims, sql) => run(() => db.withClaims(claims, sql)),
     };
-    const view = Object.assign(Object.create(db) as Db, gated);
+    // the view names the database it wraps: the change feed and the wait room stay one per database
+    const view = Object.assign(Object.create(db) as Db, gated, { [UNDERLYING_DB]: db });
     if (this.gated.size >= 10_000) this.gated.clear();
     this.gated.set(slot, { db, view });
     return view;

@@ -1,3 +1,5 @@
+import { changeFeed } from '../../lib/core/change-feed';
+import { waitRoom } from '../../lib/core/wait';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute } from '../../lib/core/execute';
 import { parseScopes } from '../../lib/core/scopes';
@@ -346,6 +348,17 @@ describe('rate limits and fair sharing', () => {
     expect(after.length).toBe(6);
     expect(noisyPeakAfterQuiet).toBe(2);
     expect(limits.inFlight('shared-ws')).toBe(0);
+  });
+
+  it('keep one change feed and one wait room per database, however many gated views the keys get', async () => {
+    const limits = new Limits(settings(), db);
+    const views = [limits.gate(db, A.id, 'key-1'), limits.gate(db, A.id, 'key-2'), limits.gate(db, B.id, 'key-3')];
+    const room = await waitRoom(db);
+    for (const v of views) {
+      expect(v).not.toBe(db);
+      expect(await waitRoom(v)).toBe(room);
+      expect(await changeFeed(v)).toBe(await changeFeed(db));
+    }
   });
 
   it('count a key’s share while it is active: a second key that just made a call halves the first key’s slots', async () => {
