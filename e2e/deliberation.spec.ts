@@ -12,7 +12,8 @@ const WS = 'deliberation-e2e';
 test('two agents and a person debate, the council weighs in, and the decision is accepted', async ({ page }) => {
   const ada = await agentKey('Ada', WS);
   const bob = await agentKey('Bob', WS);
-  const a = await agent(ada.key);
+  // the council is an opt-in room: Ada's connection names it beside the default rooms
+  const a = await agent(ada.key, { toolsets: 'all' });
   const b = await agent(bob.key);
   await signIn(page, 'Hana Human', WS);
   const hana = (await a.call('actor_query', { q: 'Hana Human' })).actors[0];

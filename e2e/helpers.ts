@@ -74,10 +74,18 @@ export async function sessionCookie(name = 'Owner', workspace?: string): Promise
 
 export type Envelope = { ok: boolean; error?: { code: string; message: string; hint: string }; [k: string]: any };
 
-/** An agent over MCP (the SDK client over streamable HTTP, as Claude Code connects). */
-export async function agent(key: string): Promise<{ call: (tool: string, args?: Record<string, unknown>) => Promise<Envelope>; close: () => Promise<void> }> {
+/**
+ * An agent over MCP (the SDK client over streamable HTTP, as Claude Code connects). `toolsets`
+ * names rooms as a connection does (`council` for an opt-in room); omitted, the default list.
+ */
+export async function agent(
+  key: string,
+  opts: { toolsets?: string } = {},
+): Promise<{ call: (tool: string, args?: Record<string, unknown>) => Promise<Envelope>; close: () => Promise<void> }> {
   const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${server().url}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  const url = new URL(`${server().url}/api/mcp`);
+  if (opts.toolsets) url.searchParams.set('toolsets', opts.toolsets);
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
   return {
     call: async (tool, args = {}) => {
       const res = (await client.callTool({ name: tool, arguments: args })) as { content: { text: string }[] };
