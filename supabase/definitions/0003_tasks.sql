@@ -1565,6 +1565,7 @@ declare
   v_out jsonb;
   v_open jsonb := '[]';
   v_pool int;
+  v_stopped uuid[] := bullpen.stopped_projects(bullpen.tenant_id());
   v_resume jsonb;
   v_delta jsonb;
   v_next jsonb;
@@ -1581,6 +1582,11 @@ begin
      where t.tenant_id = v_tenant
        and (t.status = 'todo' or (t.status = 'in_progress' and (t.lease_expires_at is null or t.lease_expires_at <= now())))
        and (t.assignee_actor_id is null or t.assignee_actor_id = v_me or t.assignee_actor_id = t.lease_actor_id)
+       -- what claim-next would offer this caller: a todo task locked by a start:false claim is held,
+       -- a paused or archived project offers nothing, and a task needs the caller's capabilities
+       and (t.status <> 'todo' or t.lease_expires_at is null or t.lease_expires_at <= now())
+       and t.project_id <> all (v_stopped)
+       and t.requires_capabilities <@ v_actor.capabilities
        and not exists (select 1 from public.task_dependencies d
                          join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id
                         where d.tenant_id = t.tenant_id and d.task_id = t.id and dt.status not in ('done', 'skipped'))

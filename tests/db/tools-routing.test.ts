@@ -42,8 +42,12 @@ describe('capabilities route work', () => {
     const [gpu, plain] = await make(t, [{ title: 'train', priority: 0, requires_capabilities: ['gpu', 'python'] }, { title: 'docs', priority: 3 }]);
     const row = ok(await t.human.call('task_get', { task_id: gpu }));
     expect(row.task.requires_capabilities).toEqual(['gpu', 'python']);
-    // the agent lacks gpu: it gets the lower-priority task it can do
+    // the agent lacks gpu: whoami counts only the work it can take, and it gets the lower-priority task it can do
     ok(await register(t.agent, await refOf(t.agent), { capabilities: ['python'] }));
+    expect(ok(await t.agent.call('whoami', {})).pool.ready).toBe(1);
+    ok(await register(t.other, await refOf(t.other), { capabilities: ['gpu', 'python'] }));
+    expect(ok(await t.other.call('whoami', {})).pool.ready).toBe(2);
+    ok(await register(t.other, await refOf(t.other), { capabilities: [] }));
     const next = ok(await t.agent.call('task_claim', {}));
     expect(next.task.id).toBe(plain);
     const err = fails(await t.other.call('task_claim', { task_id: gpu }), 'NOT_CLAIMABLE');
