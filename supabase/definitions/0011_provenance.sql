@@ -610,6 +610,25 @@ begin
 end
 $$;
 
+/**
+ * A usage report's entries that name no model take the reporting actor's default model
+ * (register_actor default_model), so a cost lands on a model rather than on "unknown".
+ */
+create or replace function bullpen.usage_with_default_model(p_usage jsonb, p_model text) returns jsonb
+language sql immutable
+as $$
+  select case
+    when nullif(p_model, '') is null then p_usage
+    when jsonb_typeof(p_usage) = 'object' then
+      case when nullif(p_usage ->> 'model', '') is null then p_usage || jsonb_build_object('model', p_model) else p_usage end
+    when jsonb_typeof(p_usage) = 'array' then (
+      select coalesce(jsonb_agg(case when jsonb_typeof(e) = 'object' and nullif(e ->> 'model', '') is null
+                                     then e || jsonb_build_object('model', p_model) else e end order by i), '[]'::jsonb)
+        from jsonb_array_elements(p_usage) with ordinality x(e, i))
+    else p_usage
+  end
+$$;
+
 create or replace function bullpen.usage_total(p_usage jsonb, p_field text) returns numeric
 language sql immutable
 as $$ select coalesce(sum((value ->> p_field)::numeric), 0) from jsonb_each(coalesce(p_usage, '{}')) $$;
@@ -903,7 +922,7 @@ begin
   end if;
   v_usage := v_run.usage;
   if p ? 'usage' then
-    v_usage := bullpen.merge_usage(v_run.usage, p -> 'usage');
+    v_usage := bullpen.merge_usage(v_run.usage, bullpen.usage_with_default_model(p -> 'usage', (select a.default_model from public.actors a where a.tenant_id = v_run.tenant_id and a.id = v_run.actor_id)));
     select coalesce(sum((u.value ->> 'tokens_in')::bigint), 0), coalesce(sum((u.value ->> 'tokens_out')::bigint), 0),
            coalesce(sum((u.value ->> 'cost_usd')::numeric), 0)
       into v_run.tokens_in, v_run.tokens_out, v_run.cost_usd from jsonb_each(v_usage) u;
@@ -955,7 +974,7 @@ begin
     perform bullpen.fail('CONFLICT', format('run %s already ended as %s', v_run.run_key, v_run.status),
       'a run ends once', jsonb_build_object('status', v_run.status));
   end if;
-  v_usage := case when p ? 'usage' then bullpen.merge_usage(v_run.usage, p -> 'usage') else v_run.usage end;
+  v_usage := case when p ? 'usage' then bullpen.merge_usage(v_run.usage, bullpen.usage_with_default_model(p -> 'usage', (select a.default_model from public.actors a where a.tenant_id = v_run.tenant_id and a.id = v_run.actor_id))) else v_run.usage end;
   update public.runs r set
     status = p ->> 'status', ended_at = now(), end_reason = 'ended by its actor',
     counts = case when p ? 'counts' then p -> 'counts' else r.counts end,
@@ -2214,6 +2233,8 @@ grant execute on function bullpen.resolve_run(text, text) to bullpen_writer, ser
 revoke all on function bullpen.current_run(text) from public, anon, authenticated;
 grant execute on function bullpen.current_run(text) to bullpen_writer, service_role;
 revoke all on function bullpen.merge_usage(jsonb, jsonb) from public, anon, authenticated;
+revoke all on function bullpen.usage_with_default_model(jsonb, text) from public, anon, authenticated;
+grant execute on function bullpen.usage_with_default_model(jsonb, text) to bullpen_writer, service_role;
 grant execute on function bullpen.merge_usage(jsonb, jsonb) to bullpen_writer, service_role;
 revoke all on function bullpen.usage_total(jsonb, text) from public, anon, authenticated;
 grant execute on function bullpen.usage_total(jsonb, text) to bullpen_writer, service_role;

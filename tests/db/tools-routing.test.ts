@@ -109,6 +109,10 @@ describe('status, models', () => {
     expect(fails(await t.agent.call('task_claim', { task_id: a }), 'NOT_CLAIMABLE').message).toContain('paused');
     // everything else works while paused
     ok(await t.agent.call('comment_add', { object_type: 'task', object_id: a, body: 'still here' }));
+    // usage reported without a model is costed to the agent's default model, not to "unknown"
+    ok(await t.agent.call('run_heartbeat', { usage: [{ tokens_in: 120, tokens_out: 30, cost_usd: 0.01 }, { model: 'other-model', tokens_in: 5 }] }));
+    const summary = ok(await t.agent.call('run_summary', {}));
+    expect(summary.usage.by_model.map((m: { model: string }) => m.model).sort()).toEqual(['model-x', 'other-model']);
     expect(fails(await register(t.agent, me, { status: 'deactivated' }), 'FORBIDDEN').message).toContain('status');
     expect(fails(await register(t.agent, await refOf(t.other), { status: 'paused' }), 'FORBIDDEN').message).toContain("another actor's status");
     expect(fails(await register(t.human, await refOf(t.human), { kind: 'human', status: 'paused' } as never), 'VALIDATION_ERROR').message).toContain('status');
