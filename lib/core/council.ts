@@ -10,11 +10,9 @@ import { id, timestamp, waitedMs, writeResult } from './rows';
  * lib/jobs/council.ts). Each model answers; each ranks the others' answers, anonymised as A, B, C…;
  * a chairman model writes the final answer from the answers and the aggregate ranking.
  *
- * OPT-IN ONLY: the council toolset is a room of its own, outside `core`, and must be listed only
- * when a client names it (?toolsets=council). The toolsets' "opt-in only" flag lands with another
- * branch; COUNCIL_OPT_IN is the marker for the integrator to set it from.
+ * The council is a room of its own, outside `core`, and opt-in (OPT_IN_ROOMS in toolsets.ts): it is
+ * listed only when a connection names it (?toolsets=council) or `all`.
  */
-export const COUNCIL_OPT_IN = true;
 
 const modelId = z
   .string()
