@@ -1,6 +1,8 @@
 import { parseScopes, type Scopes } from '../core/scopes';
 import type { Claims, Db } from '../db/types';
+import { z } from 'zod';
 import { execute } from '../core/execute';
+import { registerActorInput } from '../core/identity';
 import { forgetKeys } from './auth';
 import { newApiKey } from './keys';
 
@@ -294,14 +296,15 @@ export async function addAgent(
   return { ...registeredIn(ws, actor.id), ...key, created_agent: actor.created, live_keys: actor.created ? 1 : await liveKeys() };
 }
 
-/** What `bullpen agent add|pause|resume|deactivate|activate` may change about an agent. */
-export type AgentProfile = {
-  capabilities?: string[];
-  max_concurrent_tasks?: number | null;
-  default_model?: string | null;
-  model_provider?: string | null;
-  status?: 'active' | 'paused' | 'deactivated';
-};
+/** What `bullpen agent add|pause|resume|deactivate|activate` may change about an agent: register_actor's fields. */
+export const agentProfileInput = registerActorInput.pick({
+  capabilities: true,
+  max_concurrent_tasks: true,
+  default_model: true,
+  model_provider: true,
+  status: true,
+});
+export type AgentProfile = z.infer<typeof agentProfileInput>;
 
 /**
  * Changes an agent's routing profile or status as the workspace's owner would: register_actor

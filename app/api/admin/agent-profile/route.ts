@@ -1,21 +1,17 @@
 import { z } from 'zod';
 import { getDb } from '@/lib/db';
 import { adminRoute } from '@/lib/server/admin';
-import { setAgentProfile } from '@/lib/server/workspace';
+import { agentProfileInput, setAgentProfile } from '@/lib/server/workspace';
 // a deactivation forgets the agent's cached keys in this process (lib/core/ports forgetActorKeys)
 import '@/lib/server/wiring';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
-const body = z.strictObject({
+// the profile fields are register_actor's own (lib/core/identity.ts): the route adds who and where
+const body = agentProfileInput.extend({
   name: z.string().min(1).max(200),
   workspace: z.string().min(1).max(63).optional(),
-  capabilities: z.array(z.string().min(1).max(64)).max(50).optional(),
-  max_concurrent_tasks: z.int().min(1).max(1000).nullable().optional(),
-  default_model: z.string().min(1).max(200).nullable().optional(),
-  model_provider: z.string().min(1).max(100).nullable().optional(),
-  status: z.enum(['active', 'paused', 'deactivated']).optional(),
 });
 
 /**
