@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataError, EXPORT_VERSION, exportWorkspace, importWorkspace, type ExportDoc } from '../../lib/server/export';
 import { downloadAttachment, localStore, uploadAndAttach, type FileStore } from '../../lib/server/files';
+import { refusal } from '../helpers/data';
 import { freshDb, ok, seedTenant, type Tenant, type TestDb } from '../helpers/db';
 
 /**
@@ -19,15 +20,6 @@ let dir: string;
 let store: FileStore;
 let doc: ExportDoc;
 const bytes = new TextEncoder().encode('evidence bytes');
-
-async function refusal(p: Promise<unknown>): Promise<DataError['error']> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err, 'expected a refusal').toBeInstanceOf(DataError);
-  return (err as DataError).error;
-}
 
 async function tenantCount(slug: string): Promise<number> {
   return (await db.query<{ n: number }>(`select count(*)::int as n from public.tenants where slug = $1`, [slug]))[0].n;

@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXPORT_TABLES, NOT_EXPORTED, DataError, exportWorkspace, importWorkspace, type ExportDoc } from '../../lib/server/export';
+import { EXPORT_TABLES, NOT_EXPORTED, exportWorkspace, importWorkspace, type ExportDoc } from '../../lib/server/export';
 import { downloadAttachment, localStore, uploadAndAttach, type FileStore } from '../../lib/server/files';
 import { exportMarkdown } from '../../lib/server/export-markdown';
 import { ensureActor } from '../../lib/server/workspace';
+import { refusal } from '../helpers/data';
 import { freshDb, ok, seedTenant, target, type Tenant, type TestDb } from '../helpers/db';
 
 /**
@@ -18,15 +19,6 @@ let db: TestDb;
 let S: Tenant;
 let other: Tenant;
 let compared = { tables: 0, rows: 0 };
-
-async function refusal(p: Promise<unknown>): Promise<DataError['error']> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err, 'expected a refusal').toBeInstanceOf(DataError);
-  return (err as DataError).error;
-}
 
 /**
  * The comparable content of an export: activity without its sequence numbers, and the workspace id

@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DataError, exportWorkspace, importWorkspace, importWorkspaceStream, type ExportDoc } from '../../lib/server/export';
+import { exportWorkspace, importWorkspace, importWorkspaceStream, type ExportDoc } from '../../lib/server/export';
 import { downloadAttachment, localStore, uploadAndAttach, type FileStore } from '../../lib/server/files';
+import { refusal } from '../helpers/data';
 import { freshDb, ok, seedTenant, type Tenant, type TestDb } from '../helpers/db';
 
 /**
@@ -25,15 +26,6 @@ const bytes = new TextEncoder().encode('streamed evidence: ünïcödé ✓ and "
 async function* chunks(text: string, size: number): AsyncGenerator<Uint8Array> {
   const all = Buffer.from(text);
   for (let i = 0; i < all.length; i += size) yield all.subarray(i, i + size);
-}
-
-async function refusal(p: Promise<unknown>): Promise<DataError['error']> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err, 'expected a refusal').toBeInstanceOf(DataError);
-  return (err as DataError).error;
 }
 
 const tenantCount = async (slug: string) => (await db.query<{ n: number }>(`select count(*)::int as n from public.tenants where slug = $1`, [slug]))[0].n;
