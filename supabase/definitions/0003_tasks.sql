@@ -1565,7 +1565,7 @@ declare
   v_out jsonb;
   v_open jsonb := '[]';
   v_pool int;
-  v_stopped uuid[] := bullpen.stopped_projects(bullpen.tenant_id());
+  v_stopped uuid[] := bullpen.stopped_projects(v_tenant);
   v_resume jsonb;
   v_delta jsonb;
   v_next jsonb;
