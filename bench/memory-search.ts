@@ -8,7 +8,6 @@
 // BENCH_MEMORY_PROFILE=DIR  also writes auto_explain'd plans (nested statements, analyze) of the
 //                         hybrid RPC and of each arm on Postgres into DIR
 // BENCH_MEMORY_TARGETS    pg,pglite,http,backfill (default all)
-import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -17,24 +16,16 @@ import { migrate } from '../lib/db/migrate';
 import { openPglite } from '../lib/db/pglite';
 import { callSql, type Claims, type Db } from '../lib/db/types';
 import { embedDue } from '../lib/memory/backfill';
-import { localEmbedder, LOCAL_DIMS, LOCAL_MODEL, setEmbedder } from '../lib/memory/embedder';
-import { ensureActor, ensureWorkspace, mintKey } from '../lib/server/workspace';
-import { emit, envFields, mcpCall, percentile, root, runBench, scratchDatabase, startServer, unlimitedRates } from './lib';
+import { localEmbedder, LOCAL_MODEL, setEmbedder } from '../lib/memory/embedder';
+import { mintKey } from '../lib/server/workspace';
+import { benchWorkspace, seedNotes, set } from './_notes';
+import { emit, envFields, mcpCall, percentile, runBench, scratchDatabase, startServer, unlimitedRates } from './lib';
 import '../lib/server/wiring';
 
-type Doc = { id: string; type: 'note' | 'decision'; title: string; text: string };
-type Query = { q: string; relevant: string[] };
-const set = JSON.parse(readFileSync(path.join(root, 'bench', 'retrieval-set.json'), 'utf8')) as { docs: Doc[]; queries: Query[] };
 const N = Number(process.env.BENCH_MEMORY_NOTES ?? 10_000);
 const targets = new Set((process.env.BENCH_MEMORY_TARGETS ?? 'pg,pglite,http,backfill').split(','));
 const PROFILE = process.env.BENCH_MEMORY_PROFILE;
 const ROUNDS = 3;
-
-async function workspace(db: Db, slug: string): Promise<Claims> {
-  const ws = await ensureWorkspace(db, slug, slug);
-  const a = await ensureActor(db, ws.id, { kind: 'agent', external_ref: `agent:${slug}`, display_name: `Bench ${slug}` });
-  return { sub: a.id, role: 'authenticated', tenant_id: ws.id, actor_id: a.id, run_id: 'bench' };
-}
 
 const sorted = (a: number[]) => [...a].sort((x, y) => x - y);
 const stats = (a: number[]) => ({ p50_ms: percentile(sorted(a), 50), p95_ms: percentile(sorted(a), 95) });
@@ -44,32 +35,11 @@ let queryVectors: number[][] = [];
 
 /** n notes per workspace, two workspaces, each note two of the set's texts and the mean of their vectors (as bench/retrieval.ts). */
 async function seed(db: Db, n: number, rebuildIndex: boolean): Promise<{ big: Claims; other: Claims; seconds: number }> {
-  const other = await workspace(db, 'bench-other');
-  const big = await workspace(db, 'bench-latency');
+  const other = await benchWorkspace(db, 'bench-other');
+  const big = await benchWorkspace(db, 'bench-latency');
   const t0 = performance.now();
   if (rebuildIndex) await db.exec('drop index if exists public.memory_embeddings_hnsw_use_lite');
-  for (const ws of [other, big]) {
-    for (let start = 0; start < n; start += 1000) {
-      const rows = [];
-      for (let j = start; j < Math.min(n, start + 1000); j++) {
-        const a = (j * 7919) % set.docs.length;
-        const b = (j * 104729 + 13) % set.docs.length;
-        const v = docVectors[a].map((x, k) => x + docVectors[b][k]);
-        const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
-        rows.push({ id: randomUUID(), title: `${set.docs[a].title} (${j})`, body: `${set.docs[a].text} ${set.docs[b].text}`, v: `[${v.map((x) => (x / norm).toFixed(6)).join(',')}]` });
-      }
-      await db.query(
-        `with x as (select * from jsonb_to_recordset($3::jsonb) as x(id uuid, title text, body text, v text)),
-         n as (insert into public.knowledge_notes (tenant_id, id, kind, title, body, author_actor_id, updated_by_actor_id,
-                 content_hash, embedding_status, embedding_model, embedding_dims, embedded_at)
-               select $1, x.id, 'note', x.title, x.body, $2, $2, bullpen.memory_hash(bullpen.note_embed_text(x.title, x.body)),
-                      'ready', $4, $5, now() from x returning id, content_hash)
-         insert into public.memory_embeddings (tenant_id, object_type, object_id, model, dims, content_hash, embedding)
-         select $1, 'note', x.id, $4, $5, n.content_hash, x.v::public.vector from x join n on n.id = x.id`,
-        [ws.tenant_id, ws.actor_id, JSON.stringify(rows), LOCAL_MODEL, LOCAL_DIMS],
-      );
-    }
-  }
+  for (const ws of [other, big]) await seedNotes(db, ws, n, docVectors);
   if (rebuildIndex) {
     // the migration's index, built once over the loaded rows (faster than 20,000 graph inserts)
     await db.exec(`create index memory_embeddings_hnsw_use_lite on public.memory_embeddings
@@ -229,7 +199,7 @@ async function httpLatency(url: string, db: Db, big: Claims) {
 
 /** The backfill with the bundled model: 400 pending notes in a fresh workspace, through embedDue. */
 async function backfill(db: Db, label: string) {
-  const ws = await workspace(db, `bench-backfill-${label}`);
+  const ws = await benchWorkspace(db, `bench-backfill-${label}`);
   const n = 400;
   const rows = Array.from({ length: n }, (_, j) => {
     const d = set.docs[j % set.docs.length];

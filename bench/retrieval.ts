@@ -12,32 +12,20 @@
 // 4. Latency: knowledge_search p50/p95 with 10,000 notes in the searched workspace and 10,000 in
 //    another (the tenant filter on), through the executor (query embedding included) and the RPC
 //    alone. BENCH_RETRIEVAL_NOTES sets the size (e.g. 100000).
-import { randomUUID } from 'node:crypto';
 import { execSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { execute } from '../lib/core/execute';
 import { migrate } from '../lib/db/migrate';
 import { openPglite } from '../lib/db/pglite';
-import type { Claims, Db } from '../lib/db/types';
 import { embedDue } from '../lib/memory/backfill';
 import { localEmbedder, LOCAL_DIMS, LOCAL_MODEL, setEmbedder } from '../lib/memory/embedder';
-import { ensureActor, ensureWorkspace } from '../lib/server/workspace';
+import { benchWorkspace, seedNotes, set } from './_notes';
 import { emit, percentile, root, runBench } from './lib';
 import '../lib/server/wiring';
 
-type Doc = { id: string; type: 'note' | 'decision'; title: string; text: string };
-type Query = { q: string; relevant: string[] };
-const set = JSON.parse(readFileSync(path.join(root, 'bench', 'retrieval-set.json'), 'utf8')) as { docs: Doc[]; queries: Query[] };
 
 type Fusion = { k: number; depth: number; vector_weight: number; lexical_weight: number; coverage: boolean };
 const DEFAULT_FUSION: Fusion = { k: 30, depth: 50, vector_weight: 1, lexical_weight: 1, coverage: true };
-
-async function workspace(db: Db, slug: string): Promise<Claims> {
-  const ws = await ensureWorkspace(db, slug, slug);
-  const a = await ensureActor(db, ws.id, { kind: 'agent', external_ref: `agent:${slug}`, display_name: `Bench ${slug}` });
-  return { sub: a.id, role: 'authenticated', tenant_id: ws.id, actor_id: a.id, run_id: 'bench' };
-}
 
 function ok(env: Awaited<ReturnType<typeof execute>>): Record<string, any> {
   if (!env.ok) throw new Error(`${env.error.code}: ${env.error.message}`);
@@ -65,7 +53,7 @@ async function main() {
 
   const db = await openPglite();
   await migrate(db);
-  const claims = await workspace(db, 'bench-retrieval');
+  const claims = await benchWorkspace(db, 'bench-retrieval');
   const ctx = { db, claims };
 
   // 2. the labelled set through the tools, then the backfill
@@ -164,36 +152,10 @@ async function main() {
   const n = Number(process.env.BENCH_RETRIEVAL_NOTES ?? 10_000);
   if (n <= 0) return db.close();
   const docVectors = await embedder.embed(set.docs.map((d) => `${d.title}\n\n${d.text}`));
-  const other = await workspace(db, 'bench-other');
-  const big = await workspace(db, 'bench-latency');
+  const other = await benchWorkspace(db, 'bench-other');
+  const big = await benchWorkspace(db, 'bench-latency');
   const tl = performance.now();
-  for (const ws of [other, big]) {
-    for (let start = 0; start < n; start += 1000) {
-      const rows = [];
-      for (let j = start; j < Math.min(n, start + 1000); j++) {
-        const a = (j * 7919) % set.docs.length;
-        const b = (j * 104729 + 13) % set.docs.length;
-        const v = docVectors[a].map((x, k) => x + docVectors[b][k]);
-        const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
-        rows.push({
-          id: randomUUID(),
-          title: `${set.docs[a].title} (${j})`,
-          body: `${set.docs[a].text} ${set.docs[b].text}`,
-          v: `[${v.map((x) => (x / norm).toFixed(6)).join(',')}]`,
-        });
-      }
-      await db.query(
-        `with x as (select * from jsonb_to_recordset($3::jsonb) as x(id uuid, title text, body text, v text)),
-         n as (insert into public.knowledge_notes (tenant_id, id, kind, title, body, author_actor_id, updated_by_actor_id,
-                 content_hash, embedding_status, embedding_model, embedding_dims, embedded_at)
-               select $1, x.id, 'note', x.title, x.body, $2, $2, bullpen.memory_hash(bullpen.note_embed_text(x.title, x.body)),
-                      'ready', $4, $5, now() from x returning id, content_hash)
-         insert into public.memory_embeddings (tenant_id, object_type, object_id, model, dims, content_hash, embedding)
-         select $1, 'note', x.id, $4, $5, n.content_hash, x.v::public.vector from x join n on n.id = x.id`,
-        [ws.tenant_id, ws.actor_id, JSON.stringify(rows), LOCAL_MODEL, LOCAL_DIMS],
-      );
-    }
-  }
+  for (const ws of [other, big]) await seedNotes(db, ws, n, docVectors);
   await db.exec('analyze public.knowledge_notes; analyze public.memory_embeddings;');
   const loadS = (performance.now() - tl) / 1000;
   const bigCtx = { db, claims: big };
