@@ -71,7 +71,13 @@ export function limitSettings(): LimitSettings {
 
 type Bucket = 'this key' | 'this workspace' | 'this address';
 
-export type Refusal = { status: 429 | 503; retryAfterSeconds: number; error: ToolError };
+export type Refusal = {
+  status: 429 | 503;
+  retryAfterSeconds: number;
+  error: ToolError;
+  /** A rate refusal: when the bucket refills (ms from the refusal); Retry-After is this plus jitter. */
+  refillMs?: number;
+};
 
 /** rate-limiter-flexible's Postgres store over our Db port (it only needs query({text, values})). */
 function pgStore(db: Db) {
@@ -90,8 +96,14 @@ class FairSlots {
   private readonly byKey = new Map<string, { active: number; waiting: (() => void)[]; last: number }>();
   /** Keys with waiting calls, in the order they are served (round-robin). */
   private readonly turn: string[] = [];
-  /** max() is read on every acquire and release: the cap may change with who else is active. */
-  constructor(private readonly max: () => number) {}
+  /**
+   * max() is read on every acquire and release: the cap may change with who else is active.
+   * shared() caps what one key holds beside other active keys (with max/2, whichever is smaller).
+   */
+  constructor(
+    private readonly max: () => number,
+    private readonly shared: () => number = () => Infinity,
+  ) {}
 
   private keyState(key: string) {
     let k = this.byKey.get(key);
@@ -102,12 +114,16 @@ class FairSlots {
     return k;
   }
 
-  /** The most slots one key may hold now: all of them alone, half of them beside other active keys. */
+  /**
+   * The most slots one key may hold now: all of them alone; beside other active keys half of them,
+   * and no more than the workspace's fair share of the machine (shared()): a flooding key's calls
+   * then queue in memory, not in the database beside its neighbours' calls.
+   */
   keyCap(key: string): number {
     const max = this.max();
     const now = Date.now();
     for (const [other, k] of this.byKey) {
-      if (other !== key && (k.active > 0 || k.waiting.length > 0 || now - k.last <= ACTIVE_MS)) return Math.max(1, Math.floor(max / 2));
+      if (other !== key && (k.active > 0 || k.waiting.length > 0 || now - k.last <= ACTIVE_MS)) return Math.max(1, Math.min(Math.floor(max / 2), this.shared()));
     }
     return max;
   }
@@ -204,6 +220,11 @@ export class Limits {
   private readonly perAddress: RateLimiterAbstract | null;
   /** Addresses whose failed attempts emptied their bucket, until it refills. */
   private readonly refusedAddresses = new Map<string, { until: number; refusal: Refusal }>();
+  /**
+   * Keys whose bucket this instance found empty, and when it refills (ms epoch): until then a call
+   * of the key is refused at once, before the limiter, the store or the request's body.
+   */
+  private readonly refusedKeys = new Map<string, number>();
   private readonly slots = new Map<string, FairSlots>();
   /** When each workspace last started a call (ms): who counts as active. */
   private readonly lastCall = new Map<string, number>();
@@ -252,7 +273,19 @@ export class Limits {
    * round trip per call.
    */
   consumeKey(keyId: string): Promise<Refusal | null> {
-    return this.take(this.perKey, keyId, 'this key');
+    const until = this.refusedKeys.get(keyId);
+    if (until !== undefined && this.perKey) {
+      const ms = until - Date.now();
+      if (ms > 0) return Promise.resolve(rateRefusal('this key', this.perKey.points, this.perKey.duration, ms));
+      this.refusedKeys.delete(keyId);
+    }
+    return this.take(this.perKey, keyId, 'this key').then((r) => {
+      if (r?.refillMs) {
+        if (this.refusedKeys.size >= 10_000) this.refusedKeys.clear();
+        this.refusedKeys.set(keyId, Date.now() + r.refillMs);
+      }
+      return r;
+    });
   }
 
   /**
@@ -334,17 +367,7 @@ export class Limits {
         this.hold(slot, Math.min(left, want) - 1, Date.now() + res.msBeforeNext);
         return null;
       }
-      const retryAfterSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-      return {
-        status: 429,
-        retryAfterSeconds,
-        error: toolError(
-          'RATE_LIMITED',
-          `too many calls for ${what}: at most ${limiter.points} per ${limiter.duration} s`,
-          `wait ${retryAfterSeconds} s (Retry-After), then send the same call again`,
-          { retry_after_seconds: retryAfterSeconds, limit: limiter.points, window_seconds: limiter.duration, scope: what === 'this key' ? 'key' : what === 'this address' ? 'address' : 'workspace' },
-        ),
-      };
+      return rateRefusal(what, limiter.points, limiter.duration, res.msBeforeNext);
     }
   }
 
@@ -367,7 +390,10 @@ export class Limits {
     this.lastCall.set(tenantId, Date.now());
     let sem = this.slots.get(tenantId);
     if (!sem) {
-      sem = new FairSlots(() => this.capFor(tenantId));
+      sem = new FairSlots(
+        () => this.capFor(tenantId),
+        () => this.settings.workspaceConcurrency,
+      );
       this.slots.set(tenantId, sem);
     }
     const release = await sem.acquire(keyId, this.settings.queueTimeoutMs);
@@ -448,6 +474,26 @@ export class RefusedCall extends Error {
 /** True for the refusal withSlot answers instead of fn's result. */
 export function isRefusal(v: unknown): v is Refusal {
   return !!v && typeof v === 'object' && 'status' in v && 'error' in v && 'retryAfterSeconds' in v;
+}
+
+/**
+ * A RATE_LIMITED refusal for a bucket that refills in `refillMs`. Retry-After is that, plus up to
+ * a second of jitter drawn per call: clients that honour it do not all come back in the instant the
+ * bucket refills and queue on the event loop together.
+ */
+function rateRefusal(what: Bucket, points: number, duration: number, refillMs: number): Refusal {
+  const retryAfterSeconds = Math.max(1, Math.ceil((refillMs + Math.random() * 1000) / 1000));
+  return {
+    status: 429,
+    retryAfterSeconds,
+    refillMs,
+    error: toolError(
+      'RATE_LIMITED',
+      `too many calls for ${what}: at most ${points} per ${duration} s`,
+      `wait ${retryAfterSeconds} s (Retry-After), then send the same call again`,
+      { retry_after_seconds: retryAfterSeconds, limit: points, window_seconds: duration, scope: what === 'this key' ? 'key' : what === 'this address' ? 'address' : 'workspace' },
+    ),
+  };
 }
 
 /** A workspace that started a call this recently counts as active. */

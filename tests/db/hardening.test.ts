@@ -266,8 +266,27 @@ describe('rate limits and fair sharing', () => {
     const refused = await limits.consume(key, ws);
     expect(refused).toMatchObject({ status: 429, error: { code: 'RATE_LIMITED', retryable: true } });
     expect(refused!.retryAfterSeconds).toBeGreaterThanOrEqual(1);
-    expect(refused!.retryAfterSeconds).toBeLessThanOrEqual(5);
+    // the bucket's refill (at most the 5 s window) plus up to a second of jitter
+    expect(refused!.retryAfterSeconds).toBeLessThanOrEqual(6);
     expect(refused!.error.details).toMatchObject({ scope: 'key', limit: 5, window_seconds: 5 });
+  });
+
+  it('spread the Retry-After of a refused key’s calls: never before the refill, jittered per call, and refused without the store', async () => {
+    const limits = new Limits(settings(), db);
+    const key = `k-${uniq()}`;
+    for (let i = 0; i < 5; i++) expect(await limits.consumeKey(key)).toBeNull();
+    const first = await limits.consumeKey(key);
+    const refill = first!.refillMs!;
+    expect(refill).toBeGreaterThan(0);
+    // refused from memory from now on: a closed-over store would not be asked (the bucket's row stays as it was)
+    const before = await db.query(`select points from bullpen.rate_limits where key = $1`, [`key:${key}`]).catch(() => []);
+    const again = await Promise.all(Array.from({ length: 60 }, () => limits.consumeKey(key)));
+    expect(again.every((r) => r?.error.code === 'RATE_LIMITED' && r.status === 429)).toBe(true);
+    expect(await db.query(`select points from bullpen.rate_limits where key = $1`, [`key:${key}`]).catch(() => [])).toEqual(before);
+    const waits = again.map((r) => r!.retryAfterSeconds);
+    expect(Math.min(...waits)).toBeGreaterThanOrEqual(Math.floor(refill / 1000));
+    expect(Math.max(...waits)).toBeLessThanOrEqual(Math.ceil(refill / 1000) + 1);
+    expect(new Set(waits).size).toBeGreaterThan(1);
   });
 
   it('count every key of a workspace against the workspace bucket', async () => {
@@ -315,6 +334,30 @@ describe('rate limits and fair sharing', () => {
     await holder;
     ok(await execute(gated, 'task_query', { project_id: 'HA' }));
     expect(limits.inFlight(A.id)).toBe(0);
+  });
+
+  it('hold a flooding key beside another active key to the workspace’s fair share of the machine, not half the pool', async () => {
+    // two cores: a fair share of 1 while others are active; alone the workspace may use 6
+    const limits = new Limits(settings({ workspaceConcurrency: 1, workspaceConcurrencyAlone: 6, queueTimeoutMs: 5000 }), db);
+    let active = 0;
+    let peakBeside = 0;
+    let quietSeen = false;
+    const work = async () => {
+      active++;
+      if (quietSeen) peakBeside = Math.max(peakBeside, active);
+      await new Promise((r) => setTimeout(r, 40));
+      active--;
+    };
+    const flood = Array.from({ length: 12 }, () => limits.withSlot('cap-ws', work, 'noisy-key'));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(limits.inFlight('cap-ws', 'noisy-key')).toBe(6);
+    quietSeen = true;
+    await limits.withSlot('cap-ws', async () => 'quiet', 'quiet-key');
+    await new Promise((r) => setTimeout(r, 60));
+    // the six it held drain; from then on the flooding key holds one slot at a time (not 6 / 2 = 3)
+    peakBeside = 0;
+    await Promise.all(flood);
+    expect(peakBeside).toBe(1);
   });
 
   it('share a workspace’s slots among its keys: a flooding key alone takes them all; beside another key it holds at most half, and the other key is served at the next free slot, before the flood’s queue', async () => {
