@@ -167,7 +167,7 @@ export async function seedScale(
   }
   const ownerClaims: Claims = { sub: owner.id, role: 'authenticated', tenant_id: ws.id, actor_id: owner.id, run_id: 'scale-owner' };
   const clients = await Promise.all(
-    Array.from({ length: opts.connections ?? 2 }, async () => {
+    Array.from({ length: opts.connections ?? 4 }, async () => {
       const c = new pg.Client({ connectionString: url });
       await c.connect();
       return c;

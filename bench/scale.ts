@@ -7,14 +7,18 @@
  * own right before the tool's. Prints JSON lines.
  * BENCH_SCALE=0.1 seeds a tenth; BENCH_CALLS per client (default 200 at 1 client, 30 at 32);
  * BENCH_CLIENTS=1,32; BENCH_TOOLS=a,b; BENCH_PLANS=DIR writes each tool's plans (auto_explain of one
- * call, nested statements included) to DIR/<tool>.txt; BENCH_KEEP keeps the database.
+ * call, nested statements included) to DIR/<tool>.txt; BENCH_KEEP keeps the database and
+ * BENCH_REUSE=URL measures a kept one again (after a migration, say) without seeding it anew.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { callSql, type Claims } from '../lib/db/types';
+import { randomBytes } from 'node:crypto';
+import { migrate } from '../lib/db/migrate';
+import { openPg } from '../lib/db/pg';
+import { callSql, type Claims, type Db } from '../lib/db/types';
 import { ensureActor, mintKey } from '../lib/server/workspace';
-import { seedScale, type ScaleAgent } from './_scale-seed';
+import { seedScale, type ScaleAgent, type ScaleWorkspace } from './_scale-seed';
 import { emit, envFields, percentile, runBench, scratchDatabase } from './lib';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
@@ -23,6 +27,8 @@ const CALLS_32 = Number(process.env.BENCH_CALLS_CONCURRENT ?? 30);
 const CLIENTS = (process.env.BENCH_CLIENTS ?? '1,32').split(',').map(Number);
 const TOOLS = process.env.BENCH_TOOLS ? new Set(process.env.BENCH_TOOLS.split(',')) : null;
 const PLANS = process.env.BENCH_PLANS || '';
+/** BENCH_REUSE=URL: measure a database a BENCH_KEEP run left (migrated to the current schema first) instead of seeding. */
+const REUSE = process.env.BENCH_REUSE || '';
 
 const TARGETS: Record<string, { p95_ms?: number; ratio_p50?: number }> = {
   task_claim: { ratio_p50: 2 },
@@ -51,14 +57,16 @@ async function connect(url: string, claims?: Claims): Promise<pg.Client> {
 }
 
 async function main() {
-  const scratch = await scratchDatabase({ prefix: 'bp_scale', pool: { max: 8 } });
-  const { db, url } = scratch;
+  const scratch = REUSE ? null : await scratchDatabase({ prefix: 'bp_scale', pool: { max: 8 } });
+  const url = REUSE || scratch!.url;
+  const db = scratch ? scratch.db : await openPg(url, { max: 8 });
+  if (REUSE) await migrate(db); // the migrations landed since it was seeded
   const t0 = performance.now();
-  const ws = await seedScale(db, url, { scale: SCALE, log: (m) => console.error(m) });
-  const seedSeconds = Math.round((performance.now() - t0) / 100) / 10;
-  // the measured agent is a typical one: three tasks in hand and three questions waiting
-  const t = await ensureActor(db, ws.tenantId, { kind: 'agent', external_ref: 'agent:scale-typical', display_name: 'scale-typical' });
-  const typical: ScaleAgent = { id: t.id, key: (await mintKey(db, ws.tenantId, t.id)).api_key, claims: { sub: t.id, role: 'authenticated', tenant_id: ws.tenantId, actor_id: t.id, run_id: 'scale-typical' } };
+  const ws = REUSE ? await seededWorkspace(db) : await seedScale(db, url, { scale: SCALE, log: (m) => console.error(m) });
+  const seedSeconds = REUSE ? null : Math.round((performance.now() - t0) / 100) / 10;
+  const tag = randomBytes(2).toString('hex');
+  // the measured agents are typical ones: three tasks in hand and three questions waiting. Each of
+  // the 32 clients is one of them (one agent's calls do not queue on another's rows)
   const admin = await connect(url);
   const lit = (s: string) => admin.escapeLiteral(s);
   const rpc = async (c: pg.Client, who: ScaleAgent, tool: string, args: Record<string, unknown>) => {
@@ -66,14 +74,21 @@ async function main() {
     const rows = (Array.isArray(res) ? res[res.length - 1] : res).rows;
     return rows[0].r as Record<string, unknown>;
   };
-  for (let k = 0; k < 3; k++) await rpc(admin, typical, 'task_claim', {});
-  for (let k = 0; k < 3; k++) await rpc(admin, ws.agents[k], 'handoff_create', { to_actor_ids: [typical.id], title: `scale question ${k}`, kind: 'question' });
+  const typicals: ScaleAgent[] = [];
+  for (let k = 0; k < Math.max(...CLIENTS); k++) {
+    const t = await ensureActor(db, ws.tenantId, { kind: 'agent', external_ref: `agent:scale-typical-${tag}-${k}`, display_name: `scale-typical-${tag}-${k}` });
+    const who: ScaleAgent = { id: t.id, key: (await mintKey(db, ws.tenantId, t.id)).api_key, claims: { sub: t.id, role: 'authenticated', tenant_id: ws.tenantId, actor_id: t.id, run_id: `scale-typical-${tag}-${k}` } };
+    for (let j = 0; j < 3; j++) await rpc(admin, who, 'task_claim', {});
+    for (let j = 0; j < 3; j++) await rpc(admin, ws.agents[(k + j) % ws.agents.length], 'handoff_create', { to_actor_ids: [who.id], title: `scale question ${k}.${j}`, kind: 'question' });
+    typicals.push(who);
+  }
+  const typical = typicals[0];
   // task_get and task_update: each client its own task (todo tasks at the end of a project the claims leave alone)
   const someTasks = (
     await admin.query(`select id from public.tasks where tenant_id = $1 and status = 'backlog' order by project_id, seq desc limit 32`, [ws.tenantId])
   ).rows.map((r) => r.id as string);
   await admin.query('vacuum analyze');
-  emit({ ...(await envFields('bench/scale.ts', admin)), scale: SCALE, seed_seconds: seedSeconds, ...ws.counts });
+  emit({ ...(await envFields('bench/scale.ts', admin)), scale: SCALE, seed_seconds: seedSeconds, reused: !!REUSE, ...ws.counts });
 
   const project = ws.projects[Math.min(7, ws.projects.length - 1)];
   const argsFor: Record<string, (i: number, k: number) => Record<string, unknown>> = {
@@ -91,10 +106,8 @@ async function main() {
   const toolOf = (what: string) => what.replace(/_project$/, '');
   const writes = new Set(['task_claim', 'task_update', 'inbox']);
   const argsOf = (what: string, i: number, k = 0) => ({ ...argsFor[what](i, k), ...(writes.has(what) ? { idempotency_key: `k-${what}-${i}-${Math.random()}` } : {}) });
-  // who calls: the typical agent at 1 client (and for whoami/inbox always); at 32 clients each client
-  // is another agent, and task_get/task_update each read and write a task of their own
-  const callerOf = (what: string, client: number): ScaleAgent =>
-    ['whoami', 'inbox'].includes(what) || client === 0 ? typical : ws.agents[client % ws.agents.length];
+  // who calls: client k is typical agent k; task_get/task_update each read and write a task of their own
+  const callerOf = (_what: string, client: number): ScaleAgent => typicals[client];
 
   if (PLANS) {
     mkdirSync(PLANS, { recursive: true });
@@ -185,12 +198,37 @@ async function main() {
     await Promise.all(conns.map((c) => c.end()));
   }
   await admin.end();
+  if (!scratch) {
+    await db.close();
+    return;
+  }
   if (process.env.BENCH_KEEP) {
     await db.close();
     console.error(`kept ${url}`);
     return;
   }
   await scratch.close();
+}
+
+/** The workspace a kept scale database holds (BENCH_REUSE): its agents and its counts. */
+async function seededWorkspace(db: Db): Promise<ScaleWorkspace> {
+  const [{ tenant_id: tenantId, owner }] = await db.query<{ tenant_id: string; owner: string }>(
+    `select tenant_id, owner_actor_id as owner from public.projects where key = 'P0' and title = 'Scale project 0' limit 1`,
+  );
+  const agents = (
+    await db.query<{ id: string; ref: string }>(
+      `select id, external_ref as ref from public.actors where tenant_id = $1 and external_ref ~ '^agent:scale-[0-9]+$' order by (substr(external_ref, 13))::int`,
+      [tenantId],
+    )
+  ).map((a) => ({ id: a.id, key: '', claims: { sub: a.id, role: 'authenticated', tenant_id: tenantId, actor_id: a.id, run_id: a.ref.slice(6) } as Claims }));
+  const projects = (await db.query<{ key: string }>(`select key from public.projects where tenant_id = $1 order by (substr(key, 2))::int`, [tenantId])).map((p) => p.key);
+  const [counts] = await db.query<Record<string, number>>(
+    `select (select count(*) from public.tasks where tenant_id = $1)::int as tasks, (select count(*) from public.projects where tenant_id = $1)::int as projects,
+            (select count(*) from public.activity where tenant_id = $1)::int as activity, (select count(*) from public.knowledge_notes where tenant_id = $1)::int as notes,
+            (select count(*) from public.handoffs where tenant_id = $1)::int as handoffs`,
+    [tenantId],
+  );
+  return { tenantId, ownerId: owner, agents, projects, counts };
 }
 
 runBench(main);
