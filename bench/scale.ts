@@ -204,6 +204,7 @@ async function main() {
   }
   if (process.env.BENCH_KEEP) {
     await db.close();
+    await scratch.admin.end(); // else its open connection keeps the process alive
     console.error(`kept ${url}`);
     return;
   }
