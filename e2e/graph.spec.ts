@@ -73,6 +73,12 @@ test('a link an agent makes over MCP appears live in the task’s Related panel;
   expect((await bot.call('link_add', { from: { type: 'note', id: ids.note }, to: { type: 'note', id: ids.pattern }, relation: 'relates_to' })).ok).toBe(true);
   await expect(panel.locator(`[data-testid="related-node"][data-node-id="${ids.pattern}"]`)).toContainText('← explains · relates to →');
   expect(await seriousViolations(page, 'drawer with the Related panel')).toEqual([]);
+  // Esc in the add-link picker closes the picker, not the drawer around it
+  await panel.getByTestId('add-link').click();
+  await page.getByTestId('link-search').fill('runbook');
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('link-picker')).toBeHidden();
+  await expect(page.getByTestId('task-drawer')).toBeVisible();
   await clickNode(page, panel, ids.note);
   await expect(page).toHaveURL(new RegExp(`/knowledge\\?note=${ids.note}`));
   const opened = page.locator(`[data-testid="note"][data-note-id="${ids.note}"]`);
@@ -95,6 +101,7 @@ test('“Add link” picks a target by search, a relation and a strength; the ag
   await expect(panel.getByTestId('related-empty')).toBeVisible();
   await panel.getByTestId('add-link').click();
   const picker = page.getByTestId('link-picker');
+
   await picker.getByTestId('link-search').fill('payouts');
   await picker.getByTestId('link-hit').filter({ hasText: 'Retry failed payouts' }).click();
   await expect(picker.getByTestId('link-target')).toContainText(`${key}-1`);

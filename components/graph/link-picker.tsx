@@ -24,6 +24,19 @@ export function LinkPicker({ from, fromTitle, onClose }: { from: { type: Linkabl
   const [strength, setStrength] = useState(1);
   const seq = useRef(0);
   const { busy, submitter } = useSubmitting();
+  const close = useRef(onClose);
+  close.current = onClose;
+
+  // Esc closes the picker only, not the drawer or page around it (their keys listen on bubbling)
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      e.stopPropagation();
+      close.current();
+    };
+    window.addEventListener('keydown', onKey, true);
+    return () => window.removeEventListener('keydown', onKey, true);
+  }, []);
 
   useEffect(() => {
     const text = q.trim();
