@@ -11,6 +11,7 @@ import { useNow } from '@/lib/console/client/use-now';
 
 import type { DecisionHit } from '@/lib/console/types';
 import { ObjectThread } from './comment-thread';
+import { RelatedPanel } from './graph/related-panel';
 import { ActorAvatar } from './actor-avatar';
 import { useMe } from './console-providers';
 import { Field, FormActions, ModalForm, ProjectOptions, SelectField, fieldCls, fieldLabelCls, filterSelectCls, useSubmitting } from './form-parts';
@@ -335,6 +336,7 @@ function DecisionCard({ d, byId, focused, onSupersede }: { d: DecisionHit; byId:
                 </button>
               </div>
             )}
+            <RelatedPanel type="decision" id={d.id} title={d.title} flush />
             <ObjectThread objectType="decision" objectId={d.id} />
           </div>
         )}

@@ -11,6 +11,9 @@ import { useNow } from '@/lib/console/client/use-now';
 
 import type { NoteHit } from '@/lib/console/types';
 import { ObjectThread } from './comment-thread';
+import { RelatedPanel } from './graph/related-panel';
+import { GuidelinesView } from './knowledge/guidelines-view';
+import { KnowledgeTabs, knowledgeView } from './knowledge/knowledge-tabs';
 import { FormActions, ModalForm, fieldCls, useSubmitting } from './form-parts';
 import { AddButton, EmptyState, ExampleCall, SearchField } from './page-parts';
 import { Markdown } from './markdown';
@@ -103,11 +106,25 @@ export function KnowledgeView() {
   const notes = useNotes({ q: query || undefined, kind: kind || undefined, tag: tag || undefined, project_id: project || undefined, lexical_only: lexical });
   const rows = notes.data?.results ?? [];
   const tags = useMemo(() => [...new Set(rows.flatMap((n) => n.tags))].sort(), [rows]);
+  const view = knowledgeView(params.get('view'));
+
+  if (view !== 'notes') {
+    return (
+      <div className="flex min-h-0 flex-1 flex-col">
+        <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-4">
+          <h1 className="text-[13px] font-semibold">Knowledge</h1>
+          <KnowledgeTabs current={view} />
+        </header>
+        {view === 'guidelines' && <GuidelinesView />}
+      </div>
+    );
+  }
 
   return (
     <div className="flex min-h-0 flex-1 flex-col">
       <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-4">
         <h1 className="text-[13px] font-semibold">Knowledge</h1>
+        <KnowledgeTabs current={view} />
         <SearchField value={q} onChange={setQ} placeholder="Ask in your own words…" label="Search knowledge" testId="knowledge-search" width="w-72" />
         {notes.data && query && (
           <span className="rounded bg-indigo-50 px-1.5 py-0.5 text-[11px] text-indigo-700" data-testid="search-mode" title={notes.data.fallback_reason ?? (notes.data.model ? `model ${notes.data.model}` : '')}>
@@ -177,6 +194,7 @@ export function KnowledgeView() {
                       ))}
                     </p>
                   )}
+                  <RelatedPanel type="note" id={n.id} title={n.title} flush />
                   <ObjectThread objectType="note" objectId={n.id} />
                 </div>
               )}

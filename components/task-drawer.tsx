@@ -18,6 +18,7 @@ import { Section } from './task-drawer-parts';
 import { TaskProperties } from './task-drawer-properties';
 import { TaskComments, TaskHandoffs, TaskMemory, TaskRelations } from './task-drawer-relations';
 import { TaskProvenance, useFileDrop, useTaskUpload } from './task-provenance';
+import { RelatedPanel } from './graph/related-panel';
 
 /**
  * The task drawer (task_get): read and steer one task without leaving the board. A side panel on
@@ -96,6 +97,7 @@ function DrawerBody({ detail, onClose, onOpenTask }: { detail: TaskDetail; onClo
         <TaskProvenance detail={detail} now={now} upload={upload} onRequireEvidence={(on) => void update(t, { requires_evidence: on })} section={(p) => <Section {...p} />} />
         <TaskHandoffs detail={detail} />
         <TaskMemory detail={detail} />
+        <RelatedPanel type="task" id={t.id} title={`${t.ref} ${t.title}`} />
         <TaskComments detail={detail} now={now} />
         <TaskHistory detail={detail} now={now} />
       </div>

@@ -1,12 +1,14 @@
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { dataDir } from '../db';
-import { writeFilePrivate } from '../db/private-fs';
+import { mkdirPrivate, writeFilePrivate } from '../db/private-fs';
 import { backupEmbedded, restoreEmbedded } from '../server/backup';
 import { DataError, exportWorkspace, importWorkspaceStream, type ExportDoc, type ImportResult } from '../server/export';
+import { exportLogseq } from '../server/export-logseq';
 import { exportMarkdown } from '../server/export-markdown';
+import { filterExportTypes, parseExportTypes, type ExportType } from '../server/export-types';
 import { shellQuote } from '../mcp/connect';
 import { DataDirHeld, lockDataDir } from './data-lock';
 import { commandArgs, usageExit } from './args';
@@ -115,21 +117,77 @@ export async function restoreCmd(argv: string[]): Promise<number> {
   }
 }
 
-const EXPORT_USAGE = `Usage: bullpen export --workspace SLUG [--out FILE.json] [--markdown FILE.md | --no-markdown] [--json]
+const EXPORT_USAGE = `Usage: bullpen export --workspace SLUG [--format json|markdown|logseq] [--types LIST] [--out PATH]
+                      [--markdown FILE.md | --no-markdown] [--json]
 
-Writes every row of the workspace (projects, tasks, dependencies, comments, decisions, notes, handoffs,
-activity, …) as JSON, read in one snapshot, and the same as Markdown for people. \`bullpen import\` reads
-the JSON back into an empty workspace. API keys stay behind (mint new ones after an import).`;
+Writes the workspace for keeping or reading:
+  json      (default) every row (projects, tasks, dependencies, comments, decisions, notes, links,
+            handoffs, activity, …) as JSON, read in one snapshot, plus the same as Markdown for people.
+            \`bullpen import\` reads the JSON back into an empty workspace. API keys stay behind.
+  markdown  the Markdown alone (--out FILE.md).
+  logseq    a graph folder (--out DIR, new or empty) for Logseq and other outliners: a page per
+            project, task, decision, note, skill and handoff, with properties, and the typed links
+            as [[links]] named by their relation (explains:: [[…]]).
+--types task,decision,note,… keeps those kinds only (people and projects always travel): task,
+decision, note, skill, handoff, run, code_ref, attachment, feature_request, activity.`;
 
 export async function exportCmd(argv: string[]): Promise<number> {
-  const { values } = commandArgs(argv, { workspace: { type: 'string', short: 'w' }, out: { type: 'string', short: 'o' }, markdown: { type: 'string' }, 'no-markdown': { type: 'boolean' }, json: { type: 'boolean' } });
+  const { values } = commandArgs(argv, {
+    workspace: { type: 'string', short: 'w' },
+    out: { type: 'string', short: 'o' },
+    format: { type: 'string', short: 'f' },
+    types: { type: 'string' },
+    markdown: { type: 'string' },
+    'no-markdown': { type: 'boolean' },
+    json: { type: 'boolean' },
+  });
   if (values.help || !values.workspace) return usageExit(EXPORT_USAGE, !!values.help);
+  const format = values.format ?? 'json';
+  if (!['json', 'markdown', 'logseq'].includes(format)) {
+    console.error(`bullpen: --format: no format ${format}; choose json, markdown or logseq`);
+    return EXIT.USAGE;
+  }
+  let types: ExportType[] | null = null;
+  if (values.types !== undefined) {
+    try {
+      types = parseExportTypes(values.types);
+    } catch (err) {
+      console.error(`bullpen: ${(err as Error).message}`);
+      return EXIT.USAGE;
+    }
+  }
   const slug = values.workspace;
   let doc: ExportDoc;
   try {
     doc = (await adminStep('export', { workspace: slug }, async (db) => ({ export: await exportWorkspace(db, slug) }))).result.export;
   } catch (err) {
     return refused(err);
+  }
+  if (types) doc = filterExportTypes(doc, types);
+  const summary = () => Object.entries(doc.counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k.replace(/_/g, ' ')}`).join(', ') || 'no rows';
+  const scope = types ? ` (${types.join(', ')})` : '';
+  if (format === 'logseq') {
+    const dir = path.resolve(values.out ?? `${doc.workspace.slug}-logseq-${stamp()}`);
+    if (existsSync(dir) && readdirSync(dir).length) {
+      console.error(`bullpen: --out: ${dir} is not empty; name a new or empty folder for the graph`);
+      return EXIT.USAGE;
+    }
+    const graph = exportLogseq(doc);
+    for (const [rel, text] of graph) {
+      await mkdirPrivate(path.dirname(path.join(dir, rel)));
+      await writeFilePrivate(path.join(dir, rel), text);
+    }
+    const pages = [...graph.keys()].filter((k) => k.startsWith('pages/')).length;
+    if (values.json) console.log(JSON.stringify({ folder: dir, pages, workspace: doc.workspace.slug, types, counts: doc.counts }));
+    else console.log(`Exported workspace ${doc.workspace.slug}${scope} as a Logseq graph: ${pages} pages in ${dir}\n  (${summary()}). Open the folder as a graph in Logseq.`);
+    return EXIT.OK;
+  }
+  if (format === 'markdown') {
+    const md = path.resolve(values.out ?? values.markdown ?? `${doc.workspace.slug}-export-${stamp()}.md`);
+    await writeFilePrivate(md, exportMarkdown(doc));
+    if (values.json) console.log(JSON.stringify({ file: null, markdown: md, workspace: doc.workspace.slug, types, counts: doc.counts }));
+    else console.log(`Exported workspace ${doc.workspace.slug}${scope} as Markdown: ${summary()}.\n  Markdown  ${md}`);
+    return EXIT.OK;
   }
   const out = path.resolve(values.out ?? `${doc.workspace.slug}-export-${stamp()}.json`);
   const json = JSON.stringify(doc, null, 1);
@@ -139,11 +197,8 @@ export async function exportCmd(argv: string[]): Promise<number> {
     md = path.resolve(values.markdown ?? out.replace(/\.json$/i, '') + '.md');
     await writeFilePrivate(md, exportMarkdown(doc));
   }
-  if (values.json) console.log(JSON.stringify({ file: out, markdown: md, workspace: doc.workspace.slug, counts: doc.counts }));
-  else {
-    const counts = Object.entries(doc.counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k.replace(/_/g, ' ')}`);
-    console.log(`Exported workspace ${doc.workspace.slug}: ${counts.join(', ') || 'no rows'}.\n  JSON      ${out} (${kib(Buffer.byteLength(json))})${md ? `\n  Markdown  ${md}` : ''}`);
-  }
+  if (values.json) console.log(JSON.stringify({ file: out, markdown: md, workspace: doc.workspace.slug, ...(types ? { types } : {}), counts: doc.counts }));
+  else console.log(`Exported workspace ${doc.workspace.slug}${scope}: ${summary()}.\n  JSON      ${out} (${kib(Buffer.byteLength(json))})${md ? `\n  Markdown  ${md}` : ''}`);
   return EXIT.OK;
 }
 

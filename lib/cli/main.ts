@@ -32,7 +32,7 @@ Usage:
                                                    write the workspace's skills as <slug>/SKILL.md
   bullpen backup [--out FILE]                      copy the embedded database to a .tar.gz (safe while it runs)
   bullpen restore FILE [--data-dir DIR]            unpack a backup into an empty data directory
-  bullpen export --workspace SLUG [--out FILE]     one workspace as JSON, plus Markdown for people
+  bullpen export --workspace SLUG [--format F]     one workspace as JSON + Markdown, or a Logseq graph
   bullpen import FILE [--workspace SLUG]           load an export into a new or empty workspace
   bullpen help                                     this text
 

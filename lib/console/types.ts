@@ -35,6 +35,7 @@ export type { DecisionQueryOutput } from '../core/decisions';
 export type { CouncilGetOutput, CouncilQueryOutput, CouncilRow, CouncilSummary } from '../core/council';
 export type { KnowledgeSearchOutput } from '../core/knowledge';
 export type { SearchOutput, SkillGetOutput, SkillListOutput, SkillUpsertOutput } from '../core/search';
+export type { FindRelatedOutput, GuidelinesGetOutput, LinkAddOutput } from '../core/graph';
 export type Actor = ActorRow;
 export type Project = ProjectListRow;
 export type TaskComment = CommentRow;

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -192,6 +192,38 @@ describe('bullpen export and import', () => {
     expect(direct.code, direct.stderr).toBe(0);
     expect(JSON.parse(direct.stdout)).toMatchObject({ created_workspace: true, counts: { tasks: doc.counts.tasks }, files: { stored: 1, missing: 0 } });
   }, 240_000);
+
+  it('exports a Logseq graph folder of the chosen types: private pages whose every [[link]] resolves', async () => {
+    const folder = path.join(dir, 'graph');
+    const ex = await bullpen(serverEnv, 'export', '--workspace', slug, '--format', 'logseq', '--types', 'task', '--out', folder, '--json');
+    expect(ex.code, ex.stderr).toBe(0);
+    const said = JSON.parse(ex.stdout) as { folder: string; pages: number; types: string[]; counts: Record<string, number> };
+    expect(said).toMatchObject({ folder, types: ['task'], counts: { notes: 0 } });
+    const files = readdirSync(path.join(folder, 'pages'));
+    expect(files).toHaveLength(said.pages);
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+    const titles = new Set<string>();
+    const links: string[] = [];
+    for (const f of files) {
+      const text = readFileSync(path.join(folder, 'pages', f), 'utf8');
+      expect(statSync(path.join(folder, 'pages', f)).mode & 0o777).toBe(0o600);
+      titles.add(/^title:: (.*)$/m.exec(text)![1].toLowerCase());
+      links.push(...[...text.matchAll(/\[\[([^\]]*)\]\]/g)].map((m) => m[1]));
+    }
+    expect(links.length).toBeGreaterThan(0);
+    expect(links.filter((l) => !titles.has(l.toLowerCase()))).toEqual([]);
+    expect([...titles].some((t) => t.startsWith('keep-2 second'))).toBe(true);
+    // a folder that holds anything is refused; so are an unknown format and an unknown type
+    expect((await bullpen(serverEnv, 'export', '--workspace', slug, '--format', 'logseq', '--out', folder)).code).toBe(2);
+    expect((await bullpen(serverEnv, 'export', '--workspace', slug, '--format', 'pdf')).stderr).toContain('choose json, markdown or logseq');
+    const bad = await bullpen(serverEnv, 'export', '--workspace', slug, '--types', 'widgets');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('no type widgets');
+    // markdown alone, cut to the chosen types
+    const md = path.join(dir, 'tasks-only.md');
+    expect((await bullpen(serverEnv, 'export', '--workspace', slug, '--format', 'markdown', '--types', 'task', '--out', md)).code).toBe(0);
+    expect(readFileSync(md, 'utf8')).toContain('## KEEP — Keep me');
+  });
 
   it('explains itself: usage errors exit 2, an unknown workspace exits 1 with NOT_FOUND', async () => {
     expect((await bullpen(serverEnv, 'export')).code).toBe(2);
