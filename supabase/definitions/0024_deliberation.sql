@@ -312,6 +312,8 @@ begin
   if p ->> 'project_id' is not null then
     v_project := bullpen.resolve_project(p ->> 'project_id');
   end if;
+  -- costs (0027): the council spends on the workspace's behalf; a spent budget refuses it
+  perform bullpen.budget_guard(bullpen.tenant_id(), v_me, v_project.id, 'council_ask');
   v_ctx := bullpen.council_context(p -> 'context_ids');
   insert into public.councils (tenant_id, project_id, question, context, context_refs, models, chairman, record_decision,
                                asked_by_actor_id, run_id)
