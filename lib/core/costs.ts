@@ -110,7 +110,7 @@ export const costTools = [
     room: 'costs',
     title: 'Budgets that apply',
     description:
-      'Returns each budget that applies with spent, reserved, remaining and state. Use before costly work.',
+      'Returns each budget that applies with spent, reserved, remaining and state. Use when you plan costly work.',
     input: budgetStatusInput,
     output: budgetStatusOutput,
     kind: 'read',
