@@ -320,29 +320,30 @@ begin
   if v_from > v_to then
     perform bullpen.fail('VALIDATION_ERROR', 'from: must not be after to', 'swap them');
   end if;
-  with ev as materialized (
-    select e.*,
-           case v_group when 'agent' then e.actor_id::text when 'model' then e.model when 'project' then e.project_id::text
-                        when 'task' then e.task_id::text when 'workflow' then e.workflow_id::text
-                        when 'day' then to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD') end as k
-      from public.usage_events e
-     where e.tenant_id = v_tenant and e.created_at >= v_from and e.created_at < v_to
-       and (v_project is null or e.project_id = v_project)
-  ), g as (
-    select k, sum(tokens_in) tin, sum(tokens_out) tout, sum(tokens_cache_read) tcr, sum(tokens_cache_write) tcw,
-           sum(cost_usd) cost, count(*) calls
-      from ev where v_group is not null group by k
+  -- one pass over the ledger: the groups and, as the rollup's grand row, the total
+  with agg as (
+    select s.k, grouping(s.k) as is_total, coalesce(sum(s.tokens_in), 0) tin, coalesce(sum(s.tokens_out), 0) tout,
+           coalesce(sum(s.tokens_cache_read), 0) tcr, coalesce(sum(s.tokens_cache_write), 0) tcw,
+           coalesce(sum(s.cost_usd), 0) cost, count(*) calls
+      from (select case v_group when 'agent' then e.actor_id::text when 'model' then e.model when 'project' then e.project_id::text
+                                when 'task' then e.task_id::text when 'workflow' then e.workflow_id::text
+                                when 'day' then to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD') end as k,
+                   e.tokens_in, e.tokens_out, e.tokens_cache_read, e.tokens_cache_write, e.cost_usd
+              from public.usage_events e
+             where e.tenant_id = v_tenant and e.created_at >= v_from and e.created_at < v_to
+               and (v_project is null or e.project_id = v_project)) s
+     group by rollup (s.k)
   ), ranked as (
-    select g.*, row_number() over (order by case when v_group = 'day' then null else g.cost end desc nulls last, g.k) rn from g
+    select a.*, row_number() over (order by case when v_group = 'day' then null else a.cost end desc nulls last, a.k) rn
+      from agg a where a.is_total = 0 and v_group is not null
   ), folded as (
     -- past 200 groups the rest is one "other" group, so the groups still add up to the total
     select case when rn <= 200 then k end as k, rn <= 200 as kept, min(rn) rn,
            sum(tin) tin, sum(tout) tout, sum(tcr) tcr, sum(tcw) tcw, sum(cost) cost, sum(calls) calls
       from ranked group by 1, 2
   )
-  select (select jsonb_build_object('tokens_in', coalesce(sum(tokens_in), 0), 'tokens_out', coalesce(sum(tokens_out), 0),
-            'tokens_cache_read', coalesce(sum(tokens_cache_read), 0), 'tokens_cache_write', coalesce(sum(tokens_cache_write), 0),
-            'cost_usd', coalesce(sum(cost_usd), 0), 'calls', count(*)) from ev),
+  select (select jsonb_build_object('tokens_in', a.tin, 'tokens_out', a.tout, 'tokens_cache_read', a.tcr,
+            'tokens_cache_write', a.tcw, 'cost_usd', a.cost, 'calls', a.calls) from agg a where a.is_total = 1),
          coalesce((select jsonb_agg(jsonb_build_object('key', f.k,
             'label', case when not f.kept then 'other'
                           when f.k is null then 'none'
