@@ -296,10 +296,13 @@ $$;
 -- Tools
 -- ---------------------------------------------------------------------------------------------
 
+-- Custom plans: the optional filters (project, window, grouping) must fold away before planning,
+-- or a generic plan that serves every combination reads the whole workspace's ledger.
 create or replace function public.cost_summary(p jsonb) returns jsonb
 language plpgsql stable
 security definer
 set search_path = ''
+set plan_cache_mode = force_custom_plan
 as $$
 declare
   v_tenant uuid := bullpen.tenant_id();
