@@ -1,9 +1,13 @@
 'use client';
 
-import { useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
 import { Bar, BarChart, CartesianGrid, Cell, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useBudgets, useCostSummary } from '@/lib/console/client/costs';
+import { writeTool } from '@/lib/console/client/mutations';
+import { useToast } from '@/lib/console/client/toast';
 import type { BudgetRow, CostSummaryOutput } from '@/lib/console/types';
+import { fieldCls } from './form-parts';
 import { EmptyState, ExampleCall } from './page-parts';
 import { SkeletonRows } from './skeleton';
 
@@ -80,6 +84,42 @@ function BudgetBars({ budgets }: { budgets: BudgetRow[] }) {
   );
 }
 
+/** An owner's budget form: a limit for the workspace or a project, per period (budget_set). */
+function BudgetForm() {
+  const toast = useToast();
+  const qc = useQueryClient();
+  const [project, setProject] = useState('');
+  const [period, setPeriod] = useState<'day' | 'week' | 'month' | 'total'>('month');
+  const [limit, setLimit] = useState('');
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const n = Number(limit);
+    if (!limit.trim() || !Number.isFinite(n) || n < 0 || busy) return;
+    setBusy(true);
+    try {
+      const p = project.trim();
+      await writeTool('budget_set', { scope: p ? 'project' : 'workspace', ...(p ? { scope_id: p.toUpperCase() } : {}), period, limit_usd: n });
+      setLimit('');
+      await qc.invalidateQueries({ queryKey: ['costs'] });
+    } catch (err) {
+      toast.error(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={submit} className="mt-3 flex flex-wrap items-center gap-2 text-[12px]" data-testid="costs-budget-form">
+      <input value={project} onChange={(e) => setProject(e.target.value)} placeholder="Project key (blank: workspace)" aria-label="Budget project" className={`${fieldCls} h-7 w-48`} />
+      <select value={period} onChange={(e) => setPeriod(e.target.value as typeof period)} aria-label="Budget period" className={`${fieldCls} h-7`}>
+        {(['day', 'week', 'month', 'total'] as const).map((p) => <option key={p} value={p}>{p}</option>)}
+      </select>
+      <input value={limit} onChange={(e) => setLimit(e.target.value)} inputMode="decimal" placeholder="Limit, USD" aria-label="Budget limit in USD" className={`${fieldCls} h-7 w-28`} />
+      <button type="submit" disabled={!limit.trim() || busy} className="h-7 rounded-md bg-zinc-900 px-3 text-white disabled:opacity-40">Set budget</button>
+    </form>
+  );
+}
+
 /** The Costs page: spend over time, by agent and by model, budgets and the costliest tasks, from the usage ledger. */
 export function CostsView() {
   const [period, setPeriod] = useState<Period>('month');
@@ -109,7 +149,8 @@ export function CostsView() {
           <EmptyState title="No spend recorded yet." testId="costs-empty">
             <p className="mt-2">Agents report usage with <code className="rounded bg-zinc-100 px-1">run_heartbeat</code> and <code className="rounded bg-zinc-100 px-1">run_end</code>; a report without a cost is priced from the model price table:</p>
             <ExampleCall label="Example run_heartbeat call" code={`{"tool": "run_heartbeat", "arguments": {"task_id": "PAY-12",\n  "usage": {"model": "claude-sonnet-4-5", "tokens_in": 120000, "tokens_out": 9000}}}`} />
-            <p className="mt-2">A workspace owner caps spending with <code className="rounded bg-zinc-100 px-1">budget_set</code> (or <code className="rounded bg-zinc-100 px-1">bullpen budget set</code>).</p>
+            <p className="mt-2">A workspace owner caps spending with <code className="rounded bg-zinc-100 px-1">budget_set</code> (or <code className="rounded bg-zinc-100 px-1">bullpen budget set</code>), or here:</p>
+            <BudgetForm />
           </EmptyState>
         ) : (
           <div className="grid gap-4 lg:grid-cols-2">

@@ -26,14 +26,13 @@ test('the Costs page: an empty state, then spend by agent and model, a budget ba
   const b = await bob.call('run_heartbeat', { task_id: task.task.ref, usage: { model: 'house-model', tokens_in: 500, cost_usd: 0.2 } });
   expect(b.ok, JSON.stringify(b.error)).toBe(true);
 
-  // the owner caps the project (the console's tool route, as the signed-in person)
-  const set = await page.request.post(`${server().url}/api/console/tool`, {
-    headers: { origin: server().url },
-    data: { tool: 'budget_set', input: { scope: 'project', scope_id: 'SPD', period: 'month', limit_usd: 1, warn_at: 0.5 } },
-  });
-  expect((await set.json()).ok).toBe(true);
-
+  // the owner caps the project from the page (budget_set); $0.65 of $0.80 is past the warning line at 80 %
   await page.reload();
+  const form = page.getByTestId('costs-budget-form');
+  await form.getByLabel('Budget project').fill('SPD');
+  await form.getByLabel('Budget period').selectOption('month');
+  await form.getByLabel('Budget limit in USD').fill('0.8');
+  await form.getByRole('button', { name: 'Set budget' }).click();
   // 100k in × $3/M + 10k out × $15/M = $0.45, and Bob's reported $0.20
   await expect(page.getByTestId('costs-total')).toContainText('$0.65');
   await expect(page.getByTestId('costs-over-time').locator('svg.recharts-surface')).toBeVisible();
@@ -44,7 +43,7 @@ test('the Costs page: an empty state, then spend by agent and model, a budget ba
   await expect(budget).toHaveCount(1);
   await expect(budget).toHaveAttribute('data-state', 'warning');
   await expect(budget).toContainText('project SPD month budget');
-  await expect(budget.getByTestId('costs-warn-line')).toHaveAttribute('style', /left: 50%/);
+  await expect(budget.getByTestId('costs-warn-line')).toHaveAttribute('style', /left: 80%/);
   await expect(page.getByTestId('costs-task').first()).toContainText('SPD-1 Expensive work');
   await expect(page.getByTestId('costs-task').first()).toContainText('$0.65');
 
