@@ -80,6 +80,7 @@ function BudgetBars({ budgets }: { budgets: BudgetRow[] }) {
           })}
         </ul>
       )}
+      <BudgetForm />
     </Panel>
   );
 }
