@@ -1,6 +1,7 @@
 'use client';
 
 import Link from 'next/link';
+import { useBudgets } from '@/lib/console/client/costs';
 import { useBrief } from '@/lib/console/client/hooks';
 import { useNow } from '@/lib/console/client/use-now';
 import { changePhrase } from '@/lib/console/activity-words';
@@ -77,6 +78,7 @@ export function ProjectBriefView({ projectKey }: { projectKey: string }) {
               </section>
             </div>
             <aside className="space-y-6">
+              <ProjectBudgets projectKey={projectKey} />
               <section className="rounded-lg border border-zinc-200 p-4">
                 <dl className="space-y-2 text-[13px]">
                   <div className="flex justify-between"><dt className="text-zinc-500">Status</dt><dd className="capitalize">{b.project.status}</dd></div>
@@ -116,5 +118,29 @@ export function ProjectBriefView({ projectKey }: { projectKey: string }) {
         )}
       </div>
     </div>
+  );
+}
+
+/** The budgets that apply to the project (its own and the workspace's), with their state. */
+function ProjectBudgets({ projectKey }: { projectKey: string }) {
+  const q = useBudgets({ scope: 'project', scope_id: projectKey });
+  const budgets = q.data?.budgets ?? [];
+  if (!q.data) return null;
+  return (
+    <section className="rounded-lg border border-zinc-200 p-4" data-testid="brief-budgets">
+      <h3 className="text-[12px] font-semibold tracking-wide text-zinc-500 uppercase">Budget</h3>
+      {budgets.length === 0 ? (
+        <p className="mt-2 text-[12px] text-zinc-500">No budget: spending is not capped. <Link className="text-indigo-600 hover:underline" href="/costs">Costs</Link></p>
+      ) : (
+        <ul className="mt-2 space-y-1 text-[12px]">
+          {budgets.map((b) => (
+            <li key={b.id} data-state={b.state}>
+              <span className="text-zinc-700">{b.label}</span>: ${b.spent_usd.toFixed(2)} spent,{' '}
+              <span className={b.state === 'exceeded' ? 'font-medium text-red-700' : b.state === 'warning' ? 'font-medium text-amber-700' : 'text-emerald-700'}>{b.state}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }

@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'CYCLE_DETECTED'
   | 'LEASE_HELD'
   | 'NOT_CLAIMABLE'
+  | 'BUDGET_EXCEEDED'
   | 'IDEMPOTENCY_CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
   | 'RATE_LIMITED'
@@ -43,6 +44,7 @@ export const ERROR_CODES: Record<ErrorCode, { hint: string; retryable: boolean; 
   CYCLE_DETECTED: { meaning: 'The link would make a dependency or parent cycle.', hint: 'link in the other direction or pick another parent', retryable: false },
   LEASE_HELD: { meaning: 'Another actor holds a live lease on the task: claims, and other agents\' task_update, task_assign and task_release, are refused.', hint: 'claim other work, comment or ask the holder (handoff_create), or wait for the lease to expire', retryable: true },
   NOT_CLAIMABLE: { meaning: 'The task is not ready: terminal, in review, blocked, or assigned elsewhere.', hint: 'task_claim without task_id takes the next ready task', retryable: false },
+  BUDGET_EXCEEDED: { meaning: 'A budget that applies is spent, or the claim\'s estimate would pass it; the message names the budget.', hint: 'stop spending under it: budget_status shows it; a workspace owner raises it with budget_set', retryable: false },
   IDEMPOTENCY_CONFLICT: { meaning: 'The idempotency_key was used before with different input.', hint: 'use a fresh idempotency_key for a different request', retryable: false },
   PAYLOAD_TOO_LARGE: { meaning: 'The request body exceeds the size limit.', hint: 'split the work into smaller calls (task_create_many takes 100 items)', retryable: false },
   RATE_LIMITED: { meaning: 'Too many calls for this key or workspace right now.', hint: 'wait retry_after_seconds (HTTP Retry-After), then send the same call again', retryable: true },

@@ -32,6 +32,7 @@ export const GUIDE_TOPIC_IDS = [
   'insights',
   'routing-work',
   'deliberation',
+  'budgets-and-costs',
   'glossary',
 ] as const;
 
@@ -907,6 +908,7 @@ Some errors add \`details\`, e.g. \`details.current_status\` on \`CONFLICT\`. Ha
 | \`CYCLE_DETECTED\` | no | A parent link would form a loop. Rethink the hierarchy. |
 | \`LEASE_HELD\` | yes | Someone else is working on it: claims and other agents' \`task_update\`, \`task_assign\` and \`task_release\` are refused; the message names the holder and \`lease_expires_at\`. Claim something else, comment, or ask the holder with a handoff. If it must be this task, retry after \`lease.expires_at\` (shown on \`task_query\` rows). |
 | \`NOT_CLAIMABLE\` | no | Finished, in review, blocked, assigned to someone else, or waiting on dependencies. \`task_get\` shows which; take another task. |
+| \`BUDGET_EXCEEDED\` | no | A budget that applies is spent, or your claim's estimate would pass it; the message names it. Stop spending under it: finish your notes, release the task, end the run. \`budget_status\` shows it; only a workspace owner raises it. |
 | \`IDEMPOTENCY_CONFLICT\` | no | You reused a key with different input. A retry must send the original input; a new operation needs a new key. |
 | \`PAYLOAD_TOO_LARGE\` | no | Shrink it: split the batch, shorten the body, summarise logs instead of pasting them. |
 | \`RATE_LIMITED\` | yes | Too many calls from your key or workspace. Wait \`details.retry_after_seconds\` (HTTP \`Retry-After\`), then send the same call with the same key. Slow your loop down; batch writes with \`task_create_many\`. |
@@ -1063,6 +1065,43 @@ Bullpen is built for agents. When something about it gets in your way, file it t
 - **Cost:** how often it happens and what it cost (extra calls, time, a failed task).
 
 One problem per request. "task_query cannot filter by parent task" is actionable; "querying is awkward" is not.
+`;
+
+const BUDGETS_AND_COSTS = `
+# Budgets and costs
+
+Every usage report you send lands in a ledger that adds up: \`cost_summary\` totals it by agent, model, project, task, workflow or day, and budgets stop work **before** the money is spent. The tools are a toolset of their own: add \`?toolsets=core,costs\` (or \`X-Bullpen-Toolsets\`) to list \`cost_summary\`, \`budget_set\` and \`budget_status\`.
+
+## Report usage so it lands on the right task
+\`run_heartbeat\` and \`run_end\` take \`usage\`: your run's **running totals** per model (not increments), with \`provider\`, \`tokens_in\`, \`tokens_out\`, \`tokens_cache_read\`, \`tokens_cache_write\` and, if you know it, \`cost_usd\`. Name the task with \`task_id\`; without it the cost lands on the one task your run holds.
+\`\`\`json
+{ "tool": "run_heartbeat", "arguments": { "task_id": "PA-12", "usage": { "model": "claude-sonnet-4-5", "provider": "anthropic", "tokens_in": 120000, "tokens_out": 9000, "tokens_cache_read": 400000 } } }
+\`\`\`
+- A report with \`cost_usd\` is kept as reported (\`priced: "reported"\`). Without it the server prices it from its model price table (\`priced: "table"\`); a model it does not know is recorded with cost 0 (\`priced: "unknown"\`), so report \`cost_usd\` when your host tells you.
+- The ledger stores the increase since your previous report, so a retried heartbeat counts nothing twice.
+
+## Read what work cost
+\`\`\`json
+{ "tool": "cost_summary", "arguments": { "period": "week", "group_by": "task", "project_id": "PA" } }
+\`\`\`
+It answers \`total\` and \`groups\`, each with tokens by kind, \`cost_usd\` and \`calls\`; the groups add up to the total (past 200 groups the rest is one \`other\` group). \`period\` is the current day, week or month (UTC; default month) or \`all\`; \`from\`/\`to\` set any window.
+
+## Budgets
+A workspace owner sets a limit per workspace, project, agent or workflow and period (\`day\`, \`week\`, \`month\`, \`total\`):
+\`\`\`json
+{ "tool": "budget_set", "arguments": { "scope": "project", "scope_id": "PA", "period": "month", "limit_usd": 50, "warn_at": 0.8 } }
+\`\`\`
+\`budget_status\` shows every budget that applies with \`spent_usd\`, \`reserved_usd\`, \`remaining_usd\` and \`state\` (\`ok\`, \`warning\`, \`exceeded\`). What happens as spending grows:
+- At \`warn_at\` (default 0.8) the owners and the agent get a \`budget.warning\` notification in \`inbox\`, once per period.
+- At the limit, claim-next answers \`claimed: false, reason: "budget_exceeded"\`; a claim by id fails \`BUDGET_EXCEEDED\`, naming the budget; \`council_ask\` is refused the same way.
+- \`run_heartbeat\` answers \`stop: true\` with a \`reason\` naming the budget. **Stop work at once**: finish your notes, \`task_release\` the task, \`run_end\`.
+
+## Reserve before you spend
+Declare what a task will cost when you claim it:
+\`\`\`json
+{ "tool": "task_claim", "arguments": { "project_id": "PA", "estimated_cost_usd": 0.4 } }
+\`\`\`
+The estimate is reserved against every budget that applies while your lease lives; a claim whose estimate would take spent plus live reservations past a limit is refused, so many agents claiming at once cannot overspend together. \`run_end\` releases your run's reservations; a lease that ends (release, done, lapse) releases its own. Renewing your claim replaces its reservation.
 `;
 
 const DELIBERATE_AND_DECIDE = `
@@ -1225,6 +1264,12 @@ export const GUIDE_TOPICS: readonly GuideTopic[] = [
     'Deliberate and decide',
     'Debates among actors (participants, debate_reply, the tally, closing on a winning option) and the council of language models (council_ask, council_get).',
     DELIBERATE_AND_DECIDE,
+  ),
+  topic(
+    'budgets-and-costs',
+    'Budgets and costs',
+    'Reporting usage so it adds up (priced from a table when you send no cost), cost_summary, budgets that warn and stop work, and claim reservations.',
+    BUDGETS_AND_COSTS,
   ),
   topic(
     'glossary',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { actorRef, cursor, docs, idempotencyKey, limit } from './fields';
+import { modelPrices, priceOf, priceTokens } from '../shared/model-prices';
+import { actorRef, cursor, docs, idempotencyKey, limit, taskRef } from './fields';
 import { id, nextCursor, runCounts, runRow, runStatus as runStatusRow, timestamp, writeResult } from './rows';
 
 /** A run key: what X-Bullpen-Run / BULLPEN_RUN_ID carry. */
@@ -18,10 +19,30 @@ const runStatus = runStatusRow;
 
 export const usageReport = z.strictObject({
   model: z.string().min(1).max(100).optional(),
+  provider: z.string().min(1).max(100).optional(),
   tokens_in: z.number().int().min(0).max(1e12).optional(),
   tokens_out: z.number().int().min(0).max(1e12).optional(),
+  tokens_cache_read: z.number().int().min(0).max(1e12).optional(),
+  tokens_cache_write: z.number().int().min(0).max(1e12).optional(),
   cost_usd: z.number().min(0).max(1e7).optional(),
-});
+}).meta({ id: 'Usage' });
+type UsageEntry = z.infer<typeof usageReport> & { priced?: 'table' | 'unknown' };
+
+/**
+ * Prices a usage report's entries that carry no cost from the model price table
+ * (lib/shared/model-prices.ts), marking each `priced: "table"` (or `"unknown"` when the model has
+ * no price); a reported cost is kept. The ledger (bullpen.usage_record) records which it was.
+ */
+export function priceUsage<T extends Record<string, unknown>>(args: T, table = modelPrices()): T {
+  const usage = args.usage as UsageEntry | UsageEntry[] | undefined;
+  if (!usage) return args;
+  const price = (u: UsageEntry): UsageEntry => {
+    if (u.cost_usd !== undefined) return u;
+    const p = priceOf(u.model, u.provider, table);
+    return p ? { ...u, cost_usd: priceTokens(p, u), priced: 'table' } : { ...u, priced: 'unknown' };
+  };
+  return { ...args, usage: Array.isArray(usage) ? usage.map(price) : price(usage) };
+}
 
 const usage = z
   .union([usageReport, z.array(usageReport).min(1).max(20)])
@@ -57,6 +78,7 @@ export const runHeartbeatInput = z.strictObject({
   remote_url: z.string().min(1).max(2000).optional().describe('`git remote get-url origin`'),
   counts: counts.optional(),
   usage: usage.optional(),
+  task_id: taskRef.optional().meta(docs('the task the usage is for')),
   idempotency_key: idempotencyKey.optional(),
 });
 export type RunHeartbeatInput = z.infer<typeof runHeartbeatInput>;
@@ -65,6 +87,8 @@ export const runHeartbeatOutput = writeResult({
   run: runRow,
   revived: z.boolean().describe('the reaper had ended it (abandoned or idle)'),
   heartbeat_within_seconds: z.number().int().positive().describe('beat again before this many seconds'),
+  stop: z.literal(true).optional().describe('a budget that applies is spent: stop work now'),
+  reason: z.string().optional().describe('why stop (names the budget)'),
 });
 
 export const runEndInput = z.strictObject({
@@ -73,6 +97,7 @@ export const runEndInput = z.strictObject({
   summary: z.string().min(1).max(4000).optional(),
   counts: counts.optional(),
   usage: usage.optional(),
+  task_id: taskRef.optional().meta(docs('the task the usage is for')),
   release_leases: z.boolean().optional(),
   idempotency_key: idempotencyKey.optional(),
 });
@@ -165,6 +190,7 @@ export const runTools = [
     kind: 'write',
     idempotency: 'explicit',
     idempotent: true,
+    prepare: async (args) => priceUsage(args),
   }),
   defineTool({
     name: 'run_end',
@@ -177,6 +203,7 @@ export const runTools = [
     kind: 'write',
     idempotency: 'derived',
     idempotent: true,
+    prepare: async (args) => priceUsage(args),
   }),
   defineTool({
     name: 'run_query',

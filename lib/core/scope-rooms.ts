@@ -15,6 +15,7 @@ export function roomReadable(room: string, scopes: Scopes): boolean {
 const VERB_FAMILY_ROOM: Record<string, string> = {
   actor: 'identity',
   attachment: 'attachments',
+  budget: 'costs',
   code_ref: 'repositories',
   comment: 'comments',
   council: 'council',
@@ -39,6 +40,7 @@ const VERB_FAMILY_ROOM: Record<string, string> = {
 const OBJECT_TYPE_ROOM: Record<string, string> = {
   actor: 'identity',
   attachment: 'attachments',
+  budget: 'costs',
   code_ref: 'repositories',
   council: 'council',
   decision: 'decisions',

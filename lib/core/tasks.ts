@@ -233,6 +233,7 @@ export const taskClaimInput = z.strictObject({
   note: moveNote.optional(),
   lease_seconds: z.number().int().min(60).max(86_400).optional().meta(docs('default 3600')),
   repository_ids: z.array(z.guid()).max(20).optional(),
+  estimated_cost_usd: z.number().min(0).max(1e6).optional().meta(docs('reserved against budgets')),
   wait_seconds: waitSeconds.optional(),
   idempotency_key: idempotencyKey.optional(),
 });
@@ -249,7 +250,7 @@ export const taskClaimOutput = z.discriminatedUnion('claimed', [
   }),
   writeResult({
     claimed: z.literal(false),
-    reason: z.enum(['pool_empty', 'no_match', 'paused', 'at_capacity', 'deactivated']),
+    reason: z.enum(['pool_empty', 'no_match', 'paused', 'at_capacity', 'deactivated', 'budget_exceeded']),
     hint: z.string(),
     waited_ms: waitedMs,
   }),
@@ -369,7 +370,7 @@ export const taskTools = [
     room: 'tasks',
     title: 'Claim work',
     description:
-      'Claims task_id or the top ready task under a lease; again renews it. Returns {claimed, task, lease_expires_at}. Use when you need work.',
+      'Leases (or renews) task_id or the top ready task. Returns {claimed, task}. Use when you need work.',
     input: taskClaimInput,
     output: taskClaimOutput,
     kind: 'write',

@@ -150,6 +150,13 @@ export const ENV_VARS = [
     description: 'USD per million tokens by model, JSON: `{"openai:gpt-4o": {"in": 2.5, "out": 10}}`',
     audience: 'server',
   },
+  // costs
+  {
+    name: 'BULLPEN_MODEL_PRICES',
+    defaultText: 'unset (the built-in table of common models)',
+    description: 'USD per million tokens by model, added to or replacing the built-in table that prices usage reported without a cost: JSON `{"my-model": {"in": 1, "out": 4, "cache_read": 0.1, "cache_write": 1.25}}` or the path of a JSON file',
+    audience: 'server',
+  },
   // files
   { name: 'BULLPEN_FILES_DIR', defaultText: '`files` beside the data dir', description: 'where uploaded attachment files are kept (embedded storage)', audience: 'server' },
   { name: 'BULLPEN_MAX_UPLOAD_BYTES', default: '26214400', defaultText: '`26214400` (25 MiB)', description: 'largest uploaded file; larger → 413 naming the limit', audience: 'server' },

@@ -36,6 +36,7 @@ begin
       when 'CYCLE_DETECTED' then 'BPCYC'
       when 'LEASE_HELD' then 'BPLSE'
       when 'NOT_CLAIMABLE' then 'BPNCL'
+      when 'BUDGET_EXCEEDED' then 'BPBDG'
       when 'IDEMPOTENCY_CONFLICT' then 'BPIDM'
       when 'FORBIDDEN' then 'BPFRB'
       when 'UNAUTHENTICATED' then 'BPAUT'

@@ -889,6 +889,7 @@ declare
   v_pstatus text;
   v_note jsonb;
   v_refusal jsonb;
+  v_budget jsonb;
 begin
   v_replay := bullpen.idem_begin('task_claim', p);
   if v_replay is not null then
@@ -937,6 +938,15 @@ begin
         case when v_blockers = 1 then 'y' else 'ies' end),
         'finish its blockers first (task_get lists them), or claim ready work',
         jsonb_build_object('open_blockers', v_blockers));
+    end if;
+    -- costs (0027): a spent budget, or an estimate that would pass one, refuses the claim
+    v_budget := bullpen.claim_budget(v_task, v_me, p);
+    if v_budget is not null then
+      perform bullpen.fail('BUDGET_EXCEEDED', format('the %s would be passed: $%s spent, $%s reserved, $%s asked',
+          v_budget ->> 'budget', round((v_budget ->> 'spent_usd')::numeric, 2), round((v_budget ->> 'reserved_usd')::numeric, 2),
+          round((v_budget ->> 'requested_usd')::numeric, 2)),
+        'claim nothing more under this budget: a workspace owner raises it (budget_set), or its next period frees it (budget_status)',
+        v_budget);
     end if;
   else
     -- routing (0022): a paused, deactivated or full actor takes no new work (bullpen.claim_refusal)
@@ -1004,6 +1014,13 @@ begin
     if v_task.id is null then
       return bullpen.idem_finish(p, jsonb_build_object('claimed', false, 'reason', 'pool_empty',
         'hint', 'no ready task matches; create work with task_create or check blocked tasks with task_query state:"blocked"'));
+    end if;
+    -- costs (0027): a spent budget, or an estimate that would pass one, takes nothing
+    v_budget := bullpen.claim_budget(v_task, v_me, p);
+    if v_budget is not null then
+      return bullpen.idem_finish(p, jsonb_build_object('claimed', false, 'reason', 'budget_exceeded',
+        'hint', format('the %s would be passed ($%s spent, $%s reserved); a workspace owner raises it with budget_set',
+          v_budget ->> 'budget', round((v_budget ->> 'spent_usd')::numeric, 2), round((v_budget ->> 'reserved_usd')::numeric, 2))));
     end if;
   end if;
   update public.tasks

@@ -905,6 +905,7 @@ declare
   v_repo uuid;
   v_usage jsonb;
   v_revived boolean;
+  v_stop jsonb;
 begin
   perform bullpen.require_actor();
   v_replay := bullpen.idem_begin('run_heartbeat', p);
@@ -942,8 +943,10 @@ begin
   if v_revived then
     perform bullpen.log('run.resumed', 'run', v_run.id, null, format('%s is alive again', v_run.run_key));
   end if;
+  -- costs (0027): the report goes into the usage ledger; a spent budget answers stop
+  v_stop := bullpen.usage_after_report(v_run, p);
   return bullpen.idem_finish(p, jsonb_build_object('run', bullpen.run_json(v_run), 'revived', v_revived,
-    'heartbeat_within_seconds', 600));
+    'heartbeat_within_seconds', 600) || v_stop);
 end
 $$;
 alter function public.run_heartbeat(jsonb) owner to bullpen_writer;
@@ -986,6 +989,9 @@ begin
     last_active_at = now()
   where r.tenant_id = v_run.tenant_id and r.id = v_run.id
   returning * into v_run;
+  -- costs (0027): the report goes into the usage ledger; the run's reservations end with it
+  perform bullpen.usage_after_report(v_run, p);
+  perform bullpen.reservations_release(v_run);
   perform bullpen.log('run.ended', 'run', v_run.id, null,
     format('%s %s', v_run.run_key, v_run.status) || coalesce(': ' || left(v_run.summary, 200), ''),
     jsonb_build_object('status', v_run.status, 'tokens_in', v_run.tokens_in, 'tokens_out', v_run.tokens_out,
@@ -1765,7 +1771,7 @@ alter function bullpen.attachment_file(uuid) owner to bullpen_writer;
 create or replace function bullpen.reserved_verb_families() returns text[]
 language sql immutable
 as $$
-  select array['actor', 'attachment', 'backup', 'code_ref', 'comment', 'council', 'decision', 'export', 'feature_request',
+  select array['actor', 'attachment', 'backup', 'budget', 'code_ref', 'comment', 'council', 'decision', 'export', 'feature_request',
     'handoff', 'import', 'inbox', 'job', 'key', 'knowledge', 'lease', 'link', 'memory', 'note', 'notification', 'pr',
     'project', 'repo', 'review', 'run', 'session', 'signin', 'skill', 'sweep', 'task', 'workspace']
 $$;

@@ -312,6 +312,8 @@ begin
   if p ->> 'project_id' is not null then
     v_project := bullpen.resolve_project(p ->> 'project_id');
   end if;
+  -- costs (0027): the council spends on the workspace's behalf; a spent budget refuses it
+  perform bullpen.budget_guard(bullpen.tenant_id(), v_me, v_project.id, 'council_ask');
   v_ctx := bullpen.council_context(p -> 'context_ids');
   insert into public.councils (tenant_id, project_id, question, context, context_refs, models, chairman, record_decision,
                                asked_by_actor_id, run_id)
@@ -431,6 +433,16 @@ begin
        where tenant_id = v_run.tenant_id and id = v_run.id;
     end if;
   end if;
+  -- costs (0027): the council's spend lands in the usage ledger, on the asker, its run and the council's project
+  insert into public.usage_events (tenant_id, run_id, actor_id, project_id, model, provider, tokens_in, tokens_out, cost_usd, priced)
+  select v_c.tenant_id, (select r.id from public.runs r where r.tenant_id = v_c.tenant_id and r.run_key = v_c.run_id),
+         v_c.asked_by_actor_id, v_c.project_id, left('council:' || e.key, 100), nullif(split_part(e.key, ':', 1), ''),
+         coalesce((e.value ->> 'tokens_in')::bigint, 0), coalesce((e.value ->> 'tokens_out')::bigint, 0),
+         round(coalesce((e.value ->> 'cost_usd')::numeric, 0), 6),
+         case when coalesce((e.value ->> 'cost_usd')::numeric, 0) > 0 then 'reported' else 'unknown' end
+    from jsonb_each(v_usage) e
+   where coalesce((e.value ->> 'tokens_in')::bigint, 0) + coalesce((e.value ->> 'tokens_out')::bigint, 0) > 0
+      or coalesce((e.value ->> 'cost_usd')::numeric, 0) > 0;
   if v_c.record_decision and v_final is not null and v_status in ('done', 'partial') then
     insert into public.decisions (tenant_id, project_id, title, choice, context, rationale, options, status, author_actor_id,
                                   run_id, content_hash, embedding_status)

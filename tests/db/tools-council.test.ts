@@ -129,6 +129,10 @@ describe('council_ask and council_get', () => {
     expect(by['council:openrouter:delta-priced'].cost_usd).toBeCloseTo(0.0125 * 5, 6);
     expect(after.usage.cost_usd - (before.usage?.cost_usd ?? 0)).toBeCloseTo(ca.cost_usd + cb.cost_usd, 5);
     expect(after.usage.tokens_in - (before.usage?.tokens_in ?? 0)).toBe(ca.tokens_in + cb.tokens_in);
+    // the usage ledger (cost_summary, budgets) carries the council's spend too
+    const ledger = ok(await T.human.call('cost_summary', { period: 'all', group_by: 'model' })).groups;
+    const council = ledger.find((g: { key: string }) => g.key === 'council:openrouter:delta-priced');
+    expect(council.cost_usd).toBeCloseTo(0.0125 * 5, 6);
   });
 
   it('one model failing, timing out or answering garbage makes the council partial, not failed', async () => {
