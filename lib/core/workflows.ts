@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { cronProblem } from '../shared/cron';
 import { defineTool } from './tool';
 import { acceptanceCriteria, capabilities, docs, idempotencyKey, label, limit, priority, projectRef, tag, uuid } from './fields';
+import { BRIEF } from './json-schema';
 import { id, timestamp, writeResult } from './rows';
 
 /**
@@ -108,11 +109,8 @@ export const workflowInstanceFull = workflowInstanceRow.extend({
 });
 export type WorkflowInstanceFull = z.infer<typeof workflowInstanceFull>;
 
-// tools/list shows definition as an object (its shape is in the guide and docs/tools.md); the pipe validates it whole
-const definitionField = z
-  .record(z.string(), z.unknown())
-  .pipe(workflowDefinition)
-  .describe('{inputs?, steps:[{key,title,body?,depends_on?,…}], trigger?}; see guide workflows');
+// tools/list shows definition as an object with this line (its shape is in docs/tools.md and the guide)
+const definitionField = workflowDefinition.meta({ [BRIEF]: '{inputs?, steps:[{key,title,body?,depends_on?,…}], trigger?}; see guide workflows' });
 
 export const workflowCreateInput = z.strictObject({
   name: z.string().trim().min(1).max(200),
@@ -198,25 +196,25 @@ export const workflowTools = [
     name: 'workflow_start',
     room: 'workflows',
     title: 'Start a workflow',
-    description: 'Starts an instance in a project: its steps become tasks with their dependencies. Returns {instance_id, instance}.',
+    description: 'Starts an instance in a project: its steps become tasks with their dependencies. Returns {instance_id, instance}. Use when the work is due.',
     input: workflowStartInput,
     output: workflowStartOutput,
     kind: 'write',
     idempotency: 'derived',
   }),
-  control('workflow_pause', 'Pause a workflow instance', 'Pauses an instance: its tasks are not claimable until resumed. Returns {instance}.'),
-  control('workflow_resume', 'Resume a workflow instance', 'Resumes a paused instance. Returns {instance}.'),
+  control('workflow_pause', 'Pause a workflow instance', 'Pauses an instance: its tasks are not claimable until resumed. Returns {instance}. Use when its work must wait.'),
+  control('workflow_resume', 'Resume a workflow instance', 'Resumes a paused instance: its tasks are claimable again. Returns {instance}. Use when the wait is over.'),
   control(
     'workflow_cancel',
     'Cancel a workflow instance',
-    'Cancels an instance: its open tasks are cancelled and their leases released with a note. Returns {instance}.',
+    'Cancels an instance: open tasks cancelled, leases released with a note. Returns {instance}. Use when the run is no longer wanted.',
   ),
   defineTool({
     name: 'workflow_get',
     room: 'workflows',
     title: 'Read a workflow',
     description:
-      'Returns a workflow (definition, latest instances) or, with instance_id, one instance: status, progress, cost, steps. Name one of the two.',
+      'Returns a workflow (definition, instances) or, by instance_id, one instance: status, progress, cost, steps. Use when checking one.',
     input: workflowGetInput,
     output: workflowGetOutput,
     kind: 'read',
@@ -226,7 +224,7 @@ export const workflowTools = [
     name: 'workflow_query',
     room: 'workflows',
     title: 'List workflows',
-    description: 'Returns workflows and their instances newest first, with status, progress and cost. Use to find one or check on runs.',
+    description: 'Lists workflows and instances newest first. Returns {workflows, instances} with status, progress, cost. Use when looking for one.',
     input: workflowQueryInput,
     output: workflowQueryOutput,
     kind: 'read',
