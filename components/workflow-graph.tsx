@@ -67,8 +67,7 @@ export function WorkflowGraph({ definition, status, className = '' }: { definiti
       alive = false;
       cy?.destroy();
     };
-    // the definition and statuses, by value
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // keyed on the definition and statuses by value: a refetch with equal data draws nothing again
   }, [key]);
 
   return (

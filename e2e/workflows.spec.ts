@@ -11,6 +11,7 @@ import { agent, agentKey, server, signIn, uniqueKey } from './helpers';
 const WS = 'workflows-e2e';
 
 test('a person watches a workflow run, pauses, resumes and cancels it', async ({ page }) => {
+  test.setTimeout(180_000);
   const ada = await agentKey('Ada', WS);
   // workflows are an opt-in room: Ada's connection names it
   const a = await agent(ada.key, { toolsets: 'all' });
