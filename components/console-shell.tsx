@@ -20,6 +20,7 @@ const ROOMS = [
   { href: '/decisions', label: 'Decisions', Icon: CheckIcon },
   { href: '/council', label: 'Council', Icon: UsersIcon },
   { href: '/costs', label: 'Costs', Icon: ClockIcon },
+  { href: '/workflows', label: 'Workflows', Icon: BoardIcon },
   { href: '/knowledge', label: 'Knowledge', Icon: FileIcon },
   { href: '/skills', label: 'Skills', Icon: KeyboardIcon },
 ];

@@ -15,6 +15,14 @@ describe('findTool', () => {
     expect(findTool(['debate', 'reply'])).toMatchObject({ tool: { name: 'debate_reply' }, used: 2 });
     expect(findTool(['council', 'ask'])).toMatchObject({ tool: { name: 'council_ask' }, used: 2 });
     expect(findTool(['council', 'get'])).toMatchObject({ tool: { name: 'council_get' }, used: 2 });
+    expect(findTool(['workflow', 'start'])).toMatchObject({ tool: { name: 'workflow_start' }, used: 2 });
+  });
+
+  it('takes a workflow instance, or the workflow, as the positional argument', () => {
+    const id = '11111111-2222-4333-8444-555555555555';
+    expect(parseToolArgs(getTool('workflow_pause')!, [id, '--note', 'wait']).input).toEqual({ instance_id: id, note: 'wait' });
+    expect(parseToolArgs(getTool('workflow_start')!, ['Release', '--project-id', 'REL', '--inputs', '{"version":"1.2"}']).input)
+      .toEqual({ workflow_id: 'Release', project_id: 'REL', inputs: { version: '1.2' } });
   });
 
   it('takes a decision or council id as the positional argument', () => {

@@ -28,7 +28,7 @@ export function findTool(words: string[]): { tool: ToolDef; used: number } | nul
 /** The field a bare positional argument fills: the tool's main id. */
 function positionalField(tool: ToolDef): string | null {
   const keys = Object.keys(tool.input.shape);
-  return ['task_id', 'handoff_id', 'decision_id', 'council_id', 'project_id', 'project', 'topic'].find((k) => keys.includes(k)) ?? null;
+  return ['task_id', 'handoff_id', 'decision_id', 'council_id', 'instance_id', 'workflow_id', 'project_id', 'project', 'topic'].find((k) => keys.includes(k)) ?? null;
 }
 
 function coerce(raw: string): unknown {

@@ -30,6 +30,7 @@ const EXPECTED_IDS = [
   'routing-work',
   'deliberation',
   'budgets-and-costs',
+  'workflows',
   'glossary',
 ];
 

@@ -33,6 +33,7 @@ export const GUIDE_TOPIC_IDS = [
   'routing-work',
   'deliberation',
   'budgets-and-costs',
+  'workflows',
   'glossary',
 ] as const;
 
@@ -1102,6 +1103,49 @@ Declare what a task will cost when you claim it:
 { "tool": "task_claim", "arguments": { "project_id": "PA", "estimated_cost_usd": 0.4 } }
 \`\`\`
 The estimate is reserved against every budget that applies while your lease lives; a claim whose estimate would take spent plus live reservations past a limit is refused, so many agents claiming at once cannot overspend together. \`run_end\` releases your run's reservations; a lease that ends (release, done, lapse) releases its own. Renewing your claim replaces its reservation.
+const WORKFLOWS = `
+# Workflows
+
+A workflow is a reusable template of steps. Each step is a task template: a \`key\`, a \`title\` and \`body\` (with \`{{placeholders}}\` filled from inputs), \`depends_on\` (other steps' keys), \`requires_capabilities\`, \`acceptance_criteria\`, \`priority\`, \`labels\` and an optional \`estimated_cost_usd\`. Starting a workflow makes an instance: every step becomes a task of the project you name, the step graph becomes the tasks' dependencies, and you claim and finish those tasks like any others.
+
+The workflows tools are an opt-in room: connect with \`?toolsets=core,workflows\` (or \`X-Bullpen-Toolsets\`) to list them.
+
+## Define one
+
+\`\`\`json
+{ "tool": "workflow_create", "arguments": { "name": "Release", "definition": {
+  "inputs": [{ "name": "version" }, { "name": "channel", "default": "stable" }],
+  "steps": [
+    { "key": "build", "title": "Build {{version}}", "acceptance_criteria": ["artifacts uploaded"], "estimated_cost_usd": 0.5 },
+    { "key": "test", "title": "Test {{version}} on {{channel}}", "depends_on": ["build"], "requires_capabilities": ["qa"] },
+    { "key": "ship", "title": "Ship {{version}}", "depends_on": ["test"] }
+  ] } } }
+\`\`\`
+
+The definition is checked before it is stored, and a refusal names the step: a \`depends_on\` naming an unknown step, a cycle (\`CYCLE_DETECTED\`), a \`{{placeholder}}\` that is not a declared input. An input without a \`default\` is required.
+
+## Start, watch, steer
+
+\`\`\`json
+{ "tool": "workflow_start", "arguments": { "workflow_id": "Release", "project_id": "REL", "inputs": { "version": "1.4.0" } } }
+\`\`\`
+
+A workflow is named by its uuid or its name. Every task of the instance carries \`workflow_instance_id\` and \`workflow_step\`, and its \`meta\` holds \`workflow_id\`, \`workflow_instance_id\` and \`workflow_step\`, so \`task_query\` with \`meta: {"workflow_instance_id": "…"}\` lists them.
+
+\`workflow_get\` with \`instance_id\` returns the instance: \`status\`, \`progress\` (total, done, active, failed, open, percent), \`cost_usd\` so far (the cost of the runs that worked on its tasks) beside \`estimated_cost_usd\`, and each step's task. The status is derived from the tasks: \`done\` when every step is done (or skipped), \`failed\` when one failed or was cancelled by hand, \`paused\`, \`cancelled\`, else \`running\`. \`workflow_query\` lists workflows and instances (filter by \`status\`, \`project_id\`, \`workflow_id\`).
+
+- \`workflow_pause\`: the instance's tasks are not claimable (\`task_claim\` answers \`NOT_CLAIMABLE\` by id and passes them over in claim-next). Work already in progress keeps its lease.
+- \`workflow_resume\`: claimable again.
+- \`workflow_cancel\`: its open tasks become \`cancelled\`; a held lease is released and the task's thread gets a note saying why. A cancelled or done instance cannot be paused or resumed.
+
+## Triggers
+
+A definition may carry one \`trigger\`:
+
+- \`{"on": "event", "event_type": "deploy.finished", "filter": {"env": "prod"}, "project_id": "OPS", "inputs": {…}}\`: an event is a row of the activity log and its type is the row's verb (\`activity_log\` writes one). Each new row of that verb whose metadata contains \`filter\` starts one instance, in the trigger's project or else the event's. A start that cannot happen (an archived project) is logged as \`workflow.trigger_failed\`; the event itself always lands. \`workflow.*\` verbs start nothing.
+- \`{"on": "schedule", "cron": "0 3 * * 1-5", "project_id": "OPS"}\`: five fields (minute hour day-of-month month day-of-week, UTC; names like \`mon\` and \`jan\` work). The server's job runner starts one instance per cron slot, once, however many servers run; a slot missed while no server ran is not caught up.
+
+A trigger must give every required input a value in its \`inputs\`.
 `;
 
 const DELIBERATE_AND_DECIDE = `
@@ -1270,6 +1314,12 @@ export const GUIDE_TOPICS: readonly GuideTopic[] = [
     'Budgets and costs',
     'Reporting usage so it adds up (priced from a table when you send no cost), cost_summary, budgets that warn and stop work, and claim reservations.',
     BUDGETS_AND_COSTS,
+  ),
+  topic(
+    'workflows',
+    'Workflows',
+    'Reusable templates of steps: workflow_create, workflow_start, pause, resume and cancel, status and cost, and event and cron triggers.',
+    WORKFLOWS,
   ),
   topic(
     'glossary',

@@ -127,6 +127,13 @@ export function exactInputJsonSchema(tool: ToolDef): JsonSchema {
 /** The key of a note for docs/tools.md alone (fields.ts `docs`): a default, a unit, an aside. */
 export const DOCS_NOTE = 'x-docs';
 
+/**
+ * The key of a one-line summary that tools/list advertises in place of a large nested object
+ * (fields.ts `brief`): the object's type and these words, its full shape in docs/tools.md and
+ * the guide. What it accepts is any object, so nothing the validator takes is refused before it is sent.
+ */
+export const BRIEF = 'x-brief';
+
 // What the validator alone enforces: sizes, ranges and spellings. A refusal names the field and the
 // bound (execute.ts), and docs/tools.md lists every one, so a model is not charged for them on every turn.
 const BOUNDS = new Set(['minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minProperties', 'maxProperties', 'uniqueItems', 'propertyNames']);
@@ -150,6 +157,7 @@ function stringWords(b: JsonSchema): string | undefined {
  * names the forms. Under `not` nothing is loosened, which would narrow what passes.
  */
 function loosen(node: JsonSchema): JsonSchema {
+  if (typeof node[BRIEF] === 'string' && node.type === 'object') return { type: 'object', description: node[BRIEF] as string };
   const union = node.anyOf ?? node.oneOf;
   if (union) {
     const strings = union.filter((b) => !(b.type === 'null' && Object.keys(b).length === 1));

@@ -17,6 +17,7 @@ import { repoTools } from './repos';
 import { runTools } from './runs';
 import { taskTools } from './tasks';
 import type { ToolDef } from './tool';
+import { workflowTools } from './workflows';
 
 /** Every tool of the contract, room by room. Surfaces and docs are generated from this list. */
 export const registry: readonly ToolDef[] = [
@@ -37,6 +38,7 @@ export const registry: readonly ToolDef[] = [
   ...insightTools,
   ...councilTools,
   ...costTools,
+  ...workflowTools,
   ...guideTools,
 ] as readonly ToolDef[];
 

@@ -183,6 +183,8 @@ export const taskRow = z
     acceptance_criteria: z.array(criterionRow),
     requires_evidence: z.boolean(),
     requires_capabilities: z.array(z.string()).describe('what a claimer must have'),
+    workflow_instance_id: id.nullable().describe('the workflow instance it is a step of'),
+    workflow_step: z.string().nullable(),
     reviewer_actor_id: id.nullable(),
     created_by_actor_id: id.nullable(),
     created_at: timestamp,

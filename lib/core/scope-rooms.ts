@@ -34,6 +34,7 @@ const VERB_FAMILY_ROOM: Record<string, string> = {
   run: 'runs',
   skill: 'knowledge',
   task: 'tasks',
+  workflow: 'workflows',
 };
 
 /** The room an object of a type is read through. */
@@ -52,6 +53,8 @@ const OBJECT_TYPE_ROOM: Record<string, string> = {
   run: 'runs',
   skill: 'knowledge',
   task: 'tasks',
+  workflow: 'workflows',
+  workflow_instance: 'workflows',
 };
 
 /**

@@ -19,6 +19,7 @@ export type Room =
   | 'insights'
   | 'council'
   | 'costs'
+  | 'workflows'
   | 'guide';
 
 /**

@@ -37,6 +37,9 @@ export type ExportTable = {
 export const EXPORT_TABLES: readonly ExportTable[] = [
   { table: 'public.actors', tenant: 'tenant_id' },
   { table: 'public.projects', tenant: 'tenant_id' },
+  // workflows (before tasks: a step's task names its instance)
+  { table: 'public.workflows', tenant: 'tenant_id' },
+  { table: 'public.workflow_instances', tenant: 'tenant_id' },
   { table: 'public.tasks', tenant: 'tenant_id' },
   { table: 'public.task_dependencies', tenant: 'tenant_id' },
   { table: 'public.comments', tenant: 'tenant_id' },

@@ -798,6 +798,7 @@ as $$
 declare
   v_task public.tasks;
   v_stopped uuid[] := bullpen.stopped_projects(v_tenant);
+  v_paused uuid[] := bullpen.paused_instances(v_tenant);
 begin
     -- two bounds, not one or: an or of them is a filter after the tenant policy, not an index condition
     with lapsed as materialized (
@@ -820,6 +821,8 @@ begin
        and (p ->> 'max_priority' is null or t.priority <= bullpen.priority_arg(p, 'max_priority', 'max_priority'))
        -- paused and archived projects offer no work (the list is read once, not per row)
        and t.project_id <> all (v_stopped)
+       -- workflows (0029): a paused instance's tasks are not claimable (the list is read once, not per row)
+       and (t.workflow_instance_id is null or t.workflow_instance_id <> all (v_paused))
        and t.requires_capabilities <@ (select a.capabilities from public.actors a where a.tenant_id = v_tenant and a.id = v_me) -- routing (0022)
        and not exists (
              select 1 from public.task_dependencies d
@@ -840,6 +843,7 @@ as $$
 declare
   v_task public.tasks;
   v_stopped uuid[] := bullpen.stopped_projects(v_tenant);
+  v_paused uuid[] := bullpen.paused_instances(v_tenant);
 begin
     select t.* into v_task from public.tasks t
      where t.tenant_id = v_tenant and t.status = 'todo'
@@ -855,6 +859,8 @@ begin
        and (p ->> 'max_priority' is null or t.priority <= bullpen.priority_arg(p, 'max_priority', 'max_priority'))
        -- paused and archived projects offer no work (the list is read once, not per row)
        and t.project_id <> all (v_stopped)
+       -- workflows (0029): a paused instance's tasks are not claimable (the list is read once, not per row)
+       and (t.workflow_instance_id is null or t.workflow_instance_id <> all (v_paused))
        and t.requires_capabilities <@ (select a.capabilities from public.actors a where a.tenant_id = v_tenant and a.id = v_me) -- routing (0022)
        and not exists (
              select 1 from public.task_dependencies d
@@ -886,6 +892,7 @@ declare
   -- start:false takes the lease without moving the task (an advisory lock)
   v_start boolean := coalesce((p ->> 'start')::boolean, true);
   v_stopped uuid[];
+  v_paused uuid[];
   v_pstatus text;
   v_note jsonb;
   v_refusal jsonb;
@@ -907,6 +914,10 @@ begin
     end if;
     if v_task.lease_actor_id = v_me and (v_task.status = 'in_progress' or v_task.lease_expires_at > now()) then
       v_extended := true;
+    elsif v_task.workflow_instance_id = any (bullpen.paused_instances(v_tenant)) then -- workflows (0029)
+      perform bullpen.fail('NOT_CLAIMABLE', 'workflow instance is paused: a paused instance''s tasks are not claimable',
+        'resume it with workflow_resume, or claim other work',
+        jsonb_build_object('workflow_instance_id', v_task.workflow_instance_id));
     elsif cardinality(bullpen.missing_capabilities(v_task, v_me)) > 0 then -- routing (0022): what the task needs of its taker
       perform bullpen.fail('NOT_CLAIMABLE', format('requires_capabilities: the task needs %s, which you lack',
         array_to_string(bullpen.missing_capabilities(v_task, v_me), ', ')),
@@ -974,11 +985,12 @@ begin
     -- The lapsed leases are gathered through tasks_lapsed_idx first (materialized, so the planner
     -- cannot trade it for a walk of the whole workspace in priority order hoping to meet one).
     v_stopped := bullpen.stopped_projects(v_tenant);
+    v_paused := bullpen.paused_instances(v_tenant); -- workflows (0029): any paused instance takes the filtered path
     -- a paused or archived project in the workspace sends the claim down the filtered path, whose
     -- custom plans see the list; as a parameter of the static query's generic plan, "<> all ($n)" was
     -- priced as matching almost nothing and the plan sorted every todo task of the workspace
     if v_project is null and v_in_repos is null and p ->> 'label' is null and p ->> 'max_priority' is null
-       and cardinality(v_stopped) = 0 then
+       and cardinality(v_stopped) = 0 and cardinality(v_paused) = 0 then
       -- the common call: lapsed leases are rare, so one probe of tasks_lapsed_idx decides whether
       -- the slower search behind them runs at all
       if exists (select 1 from public.tasks l
@@ -1583,6 +1595,7 @@ declare
   v_open jsonb := '[]';
   v_pool int;
   v_stopped uuid[] := bullpen.stopped_projects(v_tenant);
+  v_paused uuid[] := bullpen.paused_instances(v_tenant);
   v_resume jsonb;
   v_delta jsonb;
   v_next jsonb;
@@ -1603,6 +1616,7 @@ begin
        -- a paused or archived project offers nothing, and a task needs the caller's capabilities
        and (t.status <> 'todo' or t.lease_expires_at is null or t.lease_expires_at <= now())
        and t.project_id <> all (v_stopped)
+       and (t.workflow_instance_id is null or t.workflow_instance_id <> all (v_paused))
        and t.requires_capabilities <@ v_actor.capabilities
        and not exists (select 1 from public.task_dependencies d
                          join public.tasks dt on dt.tenant_id = d.tenant_id and dt.id = d.depends_on_task_id

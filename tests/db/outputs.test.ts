@@ -222,6 +222,21 @@ describe('output contracts', () => {
     expect(r.previous_holder_actor_id).toBe(other.id);
   });
 
+  it('workflows: created with a trigger, started, paused, resumed, read both ways, listed and cancelled', async () => {
+    ok(await t.human.call('project_create', { title: 'Flows', key: 'FLO' }));
+    const w = ok(await t.human.call('workflow_create', {
+      name: 'Flow', tags: ['ops'],
+      definition: { inputs: [{ name: 'v', default: '1' }], steps: [{ key: 'a', title: 'A {{v}}', acceptance_criteria: ['ok'] }, { key: 'b', title: 'B', depends_on: ['a'] }], trigger: { on: 'event', event_type: 'flow.go', project_id: 'FLO' } },
+    }));
+    const s = ok(await t.human.call('workflow_start', { workflow_id: w.workflow_id, project_id: 'FLO' }));
+    ok(await t.human.call('workflow_pause', { instance_id: s.instance_id, note: 'hold' }));
+    ok(await t.human.call('workflow_resume', { instance_id: s.instance_id }));
+    ok(await t.agent.call('workflow_get', { instance_id: s.instance_id }));
+    ok(await t.agent.call('workflow_get', { workflow_id: 'Flow' }));
+    ok(await t.agent.call('workflow_query', { tag: 'ops' }));
+    ok(await t.human.call('workflow_cancel', { instance_id: s.instance_id }));
+  });
+
   it('leaves no tool of the registry unchecked', () => {
     expect(registry.map((x) => x.name).filter((name) => !called.has(name))).toEqual([]);
   });
