@@ -1,6 +1,7 @@
 import { activityTools } from './activity';
 import { attachmentTools } from './attachments';
 import { commentTools } from './comments';
+import { codeGraphTools } from './code-graph';
 import { councilTools } from './council';
 import { decisionTools } from './decisions';
 import { feedbackTools } from './feedback';
@@ -35,6 +36,7 @@ export const registry: readonly ToolDef[] = [
   ...feedbackTools,
   ...insightTools,
   ...councilTools,
+  ...codeGraphTools,
   ...guideTools,
 ] as readonly ToolDef[];
 

@@ -15,6 +15,7 @@ export function roomReadable(room: string, scopes: Scopes): boolean {
 const VERB_FAMILY_ROOM: Record<string, string> = {
   actor: 'identity',
   attachment: 'attachments',
+  code_graph: 'code_graph',
   code_ref: 'repositories',
   comment: 'comments',
   council: 'council',
