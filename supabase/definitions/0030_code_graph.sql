@@ -15,11 +15,11 @@ $$;
 create or replace function bullpen.code_language(p text) returns text
 language sql immutable
 as $$
-  select case
-    when p ~* '\.(ts|tsx|mts|cts)$' then 'typescript'
-    when p ~* '\.(js|jsx|mjs|cjs)$' then 'javascript'
-    when p ~* '\.pyi?$' then 'python'
-    when p ~* '\.go$' then 'go'
+  select case lower(reverse(split_part(reverse(p), '.', 1)))
+    when 'ts' then 'typescript' when 'tsx' then 'typescript' when 'mts' then 'typescript' when 'cts' then 'typescript'
+    when 'js' then 'javascript' when 'jsx' then 'javascript' when 'mjs' then 'javascript' when 'cjs' then 'javascript'
+    when 'py' then 'python' when 'pyi' then 'python'
+    when 'go' then 'go'
     else 'other' end
 $$;
 
@@ -62,7 +62,9 @@ as $$
     union
     select i.from_n, w.d + 1
       from walk w
-      join public.code_graph_imports i on i.tenant_id = p_tenant and i.graph_id = p_graph and i.to_n = w.n
+      -- one index probe per file reached ("offset 0" keeps the probe from being planned as a join)
+      cross join lateral (select i.from_n from public.code_graph_imports i
+                           where i.tenant_id = p_tenant and i.graph_id = p_graph and i.to_n = w.n offset 0) i
      where w.d < p_depth
   )
   select w.n, min(w.d)::int from walk w where not (w.n = any (p_from)) group by w.n
@@ -78,7 +80,9 @@ as $$
     union
     select i.to_n, w.d + 1
       from walk w
-      join public.code_graph_imports i on i.tenant_id = p_tenant and i.graph_id = p_graph and i.from_n = w.n
+      -- one index probe per file reached ("offset 0" keeps the probe from being planned as a join)
+      cross join lateral (select i.to_n from public.code_graph_imports i
+                           where i.tenant_id = p_tenant and i.graph_id = p_graph and i.from_n = w.n offset 0) i
      where w.d < p_depth
   )
   select distinct w.n from walk w where not (w.n = any (p_from))
@@ -217,18 +221,19 @@ begin
   v_offset := coalesce((select max(f.n) + 1 from public.code_graph_files f where f.tenant_id = v_g.tenant_id and f.graph_id = v_g.id), 0);
   if jsonb_typeof(p -> 'files') = 'array' then
     insert into public.code_graph_files as f (tenant_id, graph_id, n, path, dependents)
-    select v_g.tenant_id, v_g.id, v_offset + (o - 1)::int, bullpen.code_path(x),
-           coalesce((p -> 'dependents' ->> (o - 1)::int)::int, 0)
-      from jsonb_array_elements_text(p -> 'files') with ordinality as e(x, o)
+    select v_g.tenant_id, v_g.id, v_offset + (e.o - 1)::int, bullpen.code_path(e.x), coalesce(e.d::int, 0)
+      from rows from (jsonb_array_elements_text(p -> 'files'),
+                      jsonb_array_elements_text(coalesce(p -> 'dependents', '[]'))) with ordinality as e(x, d, o)
+     where e.x is not null
     on conflict (tenant_id, graph_id, path) do nothing;
     get diagnostics v_files = row_count;
   end if;
   if jsonb_typeof(p -> 'imports') = 'array' then
     insert into public.code_graph_imports (tenant_id, graph_id, from_n, to_n)
     select v_g.tenant_id, v_g.id, x.a, x.b
-      from (select (p -> 'imports' ->> (2 * k))::int as a, (p -> 'imports' ->> (2 * k + 1))::int as b
-              from generate_series(0, jsonb_array_length(p -> 'imports') / 2 - 1) k) x
-     where x.a <> x.b
+      from (select e.v::int as a, lead(e.v::int) over (order by e.o) as b, e.o
+              from jsonb_array_elements_text(p -> 'imports') with ordinality as e(v, o)) x
+     where x.o % 2 = 1 and x.a <> x.b
     on conflict do nothing;
     get diagnostics v_imports = row_count;
   end if;
@@ -249,10 +254,6 @@ begin
         format('imports: %s imports name a file number the upload has no file for (files are numbered 0..%s)', v_bad, v_g.file_count - 1),
         'send every file (offset + position numbers them) before done:true');
     end if;
-    update public.code_graph_files f set direct_dependents = d.c
-      from (select i.to_n, count(*)::int as c from public.code_graph_imports i
-             where i.tenant_id = v_g.tenant_id and i.graph_id = v_g.id group by i.to_n) d
-     where f.tenant_id = v_g.tenant_id and f.graph_id = v_g.id and f.n = d.to_n;
     select * into v_old from public.code_graphs g
      where g.tenant_id = v_g.tenant_id and g.repository_id = v_g.repository_id and g.status = 'current' for update;
     if v_old.id is not null then
@@ -355,7 +356,9 @@ begin
   v_g := bullpen.code_graph_for(p);
   return jsonb_build_object(
     'files', (select coalesce(jsonb_agg(jsonb_build_object('path', x.path, 'dependents', x.dependents,
-                                'direct_dependents', x.direct_dependents, 'risk', bullpen.code_risk(x.dependents))
+                                'direct_dependents', (select count(*) from public.code_graph_imports i
+                                                       where i.tenant_id = x.tenant_id and i.graph_id = x.graph_id and i.to_n = x.n),
+                                'risk', bullpen.code_risk(x.dependents))
                                 order by x.dependents desc, x.n), '[]')
                 from (select * from public.code_graph_files f
                        where f.tenant_id = v_g.tenant_id and f.graph_id = v_g.id and f.dependents > 0

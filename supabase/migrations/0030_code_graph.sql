@@ -5,7 +5,7 @@
 --   at most one current graph. An upload builds a new graph beside the current one and the last
 --   batch swaps them in one transaction, so a re-index replaces the graph atomically.
 -- - code_graph_files: the graph's files, numbered in upload order, with the number of files that
---   depend on each (directly or not) and the cycle it is in; code_graph_imports: file → file edges.
+--   depend on each (directly or not); code_graph_imports: file → file edges.
 -- - code_graph_cycles: each cycle as its loop of file numbers.
 -- - code_refs gain files: the repository paths a task's work touches, which the collision warning
 --   of task_claim and task_get compares against the graph.
@@ -40,8 +40,8 @@ create table public.code_graph_files (
   graph_id uuid not null,
   n int not null check (n >= 0),
   path text not null check (char_length(path) between 1 and 1000),
-  -- files that depend on this one directly (importers) and transitively
-  direct_dependents int not null default 0 check (direct_dependents >= 0),
+  -- files that depend on this one, directly or not (the indexer counts them; direct ones are the
+  -- imports keyed by to_n)
   dependents int not null default 0 check (dependents >= 0),
   primary key (tenant_id, graph_id, n),
   foreign key (tenant_id, graph_id) references public.code_graphs (tenant_id, id) on delete cascade
@@ -76,6 +76,8 @@ alter table public.code_refs add column files text[] not null default '{}'
 
 create unique index code_graphs_current_idx on public.code_graphs (tenant_id, repository_id) where status = 'current';
 create index code_graphs_repository_idx on public.code_graphs (tenant_id, repository_id, created_at desc);
+-- what a file imports: the other direction of the collision warning's walk
+create index code_graph_imports_from_idx on public.code_graph_imports (tenant_id, graph_id, from_n);
 create unique index code_graph_files_path_idx on public.code_graph_files (tenant_id, graph_id, path);
 create index code_graph_files_rank_idx on public.code_graph_files (tenant_id, graph_id, dependents desc, n);
 -- the refs that name files, for the collision warning
@@ -128,7 +130,7 @@ grant select, insert, update, delete on public.code_graphs, public.code_graph_fi
 grant all on public.code_graphs, public.code_graph_files, public.code_graph_imports, public.code_graph_cycles to service_role;
 
 comment on table public.code_graphs is 'A repository''s file dependency graph, one per upload; the current one per repository is what the code graph tools read.';
-comment on table public.code_graph_files is 'The files of a code graph, numbered in upload order, with their direct and transitive dependent counts.';
+comment on table public.code_graph_files is 'The files of a code graph, numbered in upload order, with their transitive dependent counts.';
 comment on table public.code_graph_imports is 'File → file imports of a code graph (from_n imports to_n).';
 comment on table public.code_graph_cycles is 'The dependency cycles of a code graph, each as its loop of file numbers.';
 comment on column public.code_refs.files is 'Repository paths the referenced work touches (for the code graph''s collision warning).';
