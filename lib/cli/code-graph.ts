@@ -410,7 +410,14 @@ export async function uploadCodeGraph(call: ToolCall, repositoryId: string, g: C
   }
   for (let i = 0; i < g.imports.length; i += BATCH.imports) batches.push({ imports: g.imports.slice(i, i + BATCH.imports).flat() });
   if (!batches.length) batches.push({});
-  const cycles = g.cycles.slice(0, 1000);
+  // the longest loops are the least telling: keep what fits one request
+  const cycles: number[][] = [];
+  let size = 0;
+  for (const c of g.cycles) {
+    if (cycles.length >= 1000 || size + c.length + 1 > 40_000) break;
+    cycles.push(c);
+    size += c.length + 1;
+  }
   let last: Envelope = { ok: false };
   for (let b = 0; b < batches.length; b++) {
     const done = b === batches.length - 1;
@@ -418,7 +425,7 @@ export async function uploadCodeGraph(call: ToolCall, repositoryId: string, g: C
       repository_id: repositoryId,
       ...(uploadId ? { upload_id: uploadId } : commit ? { commit_sha: commit } : {}),
       ...batches[b],
-      ...(done ? { done: true, ...(cycles.length ? { cycles } : {}) } : {}),
+      ...(done ? { done: true, ...(cycles.length ? { cycles: cycles.flatMap((c) => [c.length, ...c]) } : {}) } : {}),
       idempotency_key: `${run}-${b}`,
     };
     last = await call('code_graph_upload', input);

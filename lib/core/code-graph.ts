@@ -64,7 +64,7 @@ export const codeGraphUploadInput = z.strictObject({
     .max(40_000)
     .optional()
     .meta(docs('file number pairs, flat: importer, imported, importer, …')),
-  cycles: z.array(z.array(fileNumber).min(2).max(10_000)).max(1000).optional(),
+  cycles: z.array(fileNumber).max(40_000).optional().meta(docs("flat: each loop's length, then its file numbers")),
   done: z.boolean().optional().meta(docs('last batch: swap the graph in')),
   idempotency_key: idempotencyKey.optional(),
 })
@@ -72,7 +72,23 @@ export const codeGraphUploadInput = z.strictObject({
     path: ['dependents'],
     message: 'dependents: one count per file of the batch',
   })
-  .refine((v) => (v.imports?.length ?? 0) % 2 === 0, { path: ['imports'], message: 'imports: pairs of file numbers (an even count)' });
+  .refine((v) => (v.imports?.length ?? 0) % 2 === 0, { path: ['imports'], message: 'imports: pairs of file numbers (an even count)' })
+  .refine((v) => loopsOf(v.cycles ?? []) !== null, {
+    path: ['cycles'],
+    message: "cycles: each loop's length (2 or more), then that many file numbers",
+  });
+
+/** Splits the flat cycles field into loops; null when it does not add up. */
+export function loopsOf(flat: readonly number[]): number[][] | null {
+  const loops: number[][] = [];
+  for (let i = 0; i < flat.length; ) {
+    const len = flat[i];
+    if (len < 2 || i + 1 + len > flat.length) return null;
+    loops.push(flat.slice(i + 1, i + 1 + len));
+    i += 1 + len;
+  }
+  return loops;
+}
 export type CodeGraphUploadInput = z.infer<typeof codeGraphUploadInput>;
 
 export const codeGraphUploadOutput = writeResult({
@@ -134,8 +150,8 @@ export const codeGraphTools = [
   defineTool({
     name: 'code_graph_upload',
     room: 'code_graph',
-    title: 'Upload a code graph',
-    description: 'Uploads a file import graph in batches; done:true swaps it in.',
+    title: 'Upload graph',
+    description: 'Uploads file graph batches. Returns {upload_id}. Use when indexing; done:true swaps it in.',
     input: codeGraphUploadInput,
     output: codeGraphUploadOutput,
     kind: 'write',
@@ -146,7 +162,7 @@ export const codeGraphTools = [
     room: 'code_graph',
     title: 'What depends on a file',
     description:
-      'Returns the files depending on a file by distance, a risk level, and open tasks touching them with holders. Use before you change a file.',
+      'Returns the files depending on a file by distance, a risk level, and open tasks touching them with holders. Use when about to change a file.',
     input: codeImpactInput,
     output: codeImpactOutput,
     kind: 'read',
@@ -156,7 +172,7 @@ export const codeGraphTools = [
     name: 'code_cycles',
     room: 'code_graph',
     title: 'Dependency cycles',
-    description: "Returns the repository's import cycles as file loops, shortest first.",
+    description: "Returns the repository's import cycles as file loops, shortest first. Use when untangling imports.",
     input: codeCyclesInput,
     output: codeCyclesOutput,
     kind: 'read',
@@ -166,7 +182,7 @@ export const codeGraphTools = [
     name: 'code_critical_files',
     room: 'code_graph',
     title: 'Critical files',
-    description: 'Returns files ranked by how many files depend on them, directly or not. Use to find what to change with care.',
+    description: 'Returns files ranked by how many files depend on them, directly or not. Use when judging what to change with care.',
     input: codeCriticalFilesInput,
     output: codeCriticalFilesOutput,
     kind: 'read',

@@ -29,6 +29,7 @@ const EXPECTED_IDS = [
   'insights',
   'routing-work',
   'deliberation',
+  'before-you-change-a-file',
   'glossary',
 ];
 

@@ -196,6 +196,10 @@ declare
   v_files int := 0;
   v_imports int := 0;
   v_bad int;
+  v_flat int[];
+  v_next int;
+  v_i int;
+  v_len int;
 begin
   v_replay := bullpen.idem_begin('code_graph_upload', p);
   if v_replay is not null then
@@ -238,20 +242,32 @@ begin
     get diagnostics v_imports = row_count;
   end if;
   if jsonb_typeof(p -> 'cycles') = 'array' then
-    insert into public.code_graph_cycles (tenant_id, graph_id, n, files)
-    select v_g.tenant_id, v_g.id, coalesce((select max(c.n) + 1 from public.code_graph_cycles c
-                                             where c.tenant_id = v_g.tenant_id and c.graph_id = v_g.id), 0) + (o - 1)::int,
-           array(select y::int from jsonb_array_elements_text(x) y)
-      from jsonb_array_elements(p -> 'cycles') with ordinality as e(x, o);
+    -- flat: each loop's length, then its file numbers
+    v_flat := array(select x::int from jsonb_array_elements_text(p -> 'cycles') x);
+    v_next := coalesce((select max(c.n) + 1 from public.code_graph_cycles c where c.tenant_id = v_g.tenant_id and c.graph_id = v_g.id), 0);
+    v_i := 1;
+    while v_i <= coalesce(cardinality(v_flat), 0) loop
+      v_len := v_flat[v_i];
+      if v_len < 2 or v_i + v_len > cardinality(v_flat) then
+        perform bullpen.fail('VALIDATION_ERROR', 'cycles: each loop''s length (2 or more), then that many file numbers');
+      end if;
+      insert into public.code_graph_cycles (tenant_id, graph_id, n, files)
+      values (v_g.tenant_id, v_g.id, v_next, v_flat[v_i + 1 : v_i + v_len]);
+      v_next := v_next + 1;
+      v_i := v_i + 1 + v_len;
+    end loop;
   end if;
   if coalesce((p ->> 'done')::boolean, false) then
     select count(*) into v_g.file_count from public.code_graph_files f where f.tenant_id = v_g.tenant_id and f.graph_id = v_g.id;
     select count(*) into v_bad from public.code_graph_imports i
      where i.tenant_id = v_g.tenant_id and i.graph_id = v_g.id and (i.from_n >= v_g.file_count or i.to_n >= v_g.file_count);
+    v_bad := v_bad + (select count(*) from public.code_graph_cycles c
+                       where c.tenant_id = v_g.tenant_id and c.graph_id = v_g.id
+                         and exists (select 1 from unnest(c.files) x where x >= v_g.file_count));
     if v_bad > 0 or exists (select 1 from public.code_graph_files f
                              where f.tenant_id = v_g.tenant_id and f.graph_id = v_g.id and f.n >= v_g.file_count) then
       perform bullpen.fail('VALIDATION_ERROR',
-        format('imports: %s imports name a file number the upload has no file for (files are numbered 0..%s)', v_bad, v_g.file_count - 1),
+        format('imports: %s imports or cycles name a file number the upload has no file for (files are numbered 0..%s)', v_bad, v_g.file_count - 1),
         'send every file (offset + position numbers them) before done:true');
     end if;
     select * into v_old from public.code_graphs g

@@ -172,9 +172,10 @@ describe('upload and the read tools', () => {
   it('refuses what is not a graph, naming the field, and keeps the current graph', async () => {
     fails(await T.agent.call('code_graph_upload', { repository_id: ids.ts, files: ['a.ts'], dependents: [1, 2] }), 'VALIDATION_ERROR');
     fails(await T.agent.call('code_graph_upload', { repository_id: ids.ts, imports: [1, 0, 2] }), 'VALIDATION_ERROR');
+    fails(await T.agent.call('code_graph_upload', { repository_id: ids.ts, cycles: [3, 0, 1] }), 'VALIDATION_ERROR');
     const s = ok(await T.agent.call('code_graph_upload', { repository_id: ids.ts, files: ['a.ts'] }));
     const bad = fails(await T.agent.call('code_graph_upload', { repository_id: ids.ts, upload_id: s.upload_id, imports: [0, 5], done: true }), 'VALIDATION_ERROR');
-    expect(bad.message).toMatch(/imports: 1 imports name a file number/);
+    expect(bad.message).toMatch(/imports: 1 imports or cycles name a file number/);
     expect(ok(await ada.call('code_impact', { repository_id: ids.ts, file_path: 'src/util.ts' })).graph.commit_sha).toBe('abc1234def');
     // a newer upload drops the unfinished one
     ok(await T.agent.call('code_graph_upload', { repository_id: ids.ts, files: ['b.ts'] }));
