@@ -33,6 +33,7 @@ export type { ActivityItem, AttachmentRow, CodeRefRow, FeatureRequestRow, Reposi
 export type { DecisionHit, DecisionRow, NoteHit, NoteRow, SkillRow } from '../core/rows';
 export type { DecisionQueryOutput } from '../core/decisions';
 export type { CouncilGetOutput, CouncilQueryOutput, CouncilRow, CouncilSummary } from '../core/council';
+export type { CodeCriticalFilesOutput, CodeCyclesOutput } from '../core/code-graph';
 export type { KnowledgeSearchOutput } from '../core/knowledge';
 export type { SearchOutput, SkillGetOutput, SkillListOutput, SkillUpsertOutput } from '../core/search';
 export type Actor = ActorRow;
