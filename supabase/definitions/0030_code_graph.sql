@@ -51,41 +51,53 @@ $$;
 
 /**
  * The files that depend on p_from (importers, their importers, …) within p_depth steps, each at
- * its shortest distance. The walk follows code_graph_imports' key (to_n first).
+ * its shortest distance: breadth first, one level per statement, each file expanded once (a
+ * recursive CTE would expand a file once per path reaching it, which a shared file's thousands of
+ * importers make costly). Each level probes the imports' key (to_n first) for the whole frontier.
  */
 create or replace function bullpen.code_dependents(p_tenant uuid, p_graph uuid, p_from int[], p_depth int)
 returns table (n int, distance int)
-language sql stable
+language plpgsql stable
 as $$
-  with recursive walk(n, d) as (
-    select x, 0 from unnest(p_from) x
-    union
-    select i.from_n, w.d + 1
-      from walk w
-      -- one index probe per file reached ("offset 0" keeps the probe from being planned as a join)
-      cross join lateral (select i.from_n from public.code_graph_imports i
-                           where i.tenant_id = p_tenant and i.graph_id = p_graph and i.to_n = w.n offset 0) i
-     where w.d < p_depth
-  )
-  select w.n, min(w.d)::int from walk w where not (w.n = any (p_from)) group by w.n
+declare
+  v_seen int[] := p_from;
+  v_frontier int[] := p_from;
+  v_d int := 0;
+begin
+  while v_d < p_depth and coalesce(cardinality(v_frontier), 0) > 0 loop
+    v_d := v_d + 1;
+    v_frontier := array(
+      select i.from_n from public.code_graph_imports i
+       where i.tenant_id = p_tenant and i.graph_id = p_graph and i.to_n = any (v_frontier)
+      except
+      select unnest(v_seen));
+    v_seen := v_seen || v_frontier;
+    return query select x, v_d from unnest(v_frontier) x;
+  end loop;
+end
 $$;
 
 /** The files p_from depends on (what it imports, and so on) within p_depth steps. */
 create or replace function bullpen.code_dependencies(p_tenant uuid, p_graph uuid, p_from int[], p_depth int)
 returns table (n int)
-language sql stable
+language plpgsql stable
 as $$
-  with recursive walk(n, d) as (
-    select x, 0 from unnest(p_from) x
-    union
-    select i.to_n, w.d + 1
-      from walk w
-      -- one index probe per file reached ("offset 0" keeps the probe from being planned as a join)
-      cross join lateral (select i.to_n from public.code_graph_imports i
-                           where i.tenant_id = p_tenant and i.graph_id = p_graph and i.from_n = w.n offset 0) i
-     where w.d < p_depth
-  )
-  select distinct w.n from walk w where not (w.n = any (p_from))
+declare
+  v_seen int[] := p_from;
+  v_frontier int[] := p_from;
+  v_d int := 0;
+begin
+  while v_d < p_depth and coalesce(cardinality(v_frontier), 0) > 0 loop
+    v_d := v_d + 1;
+    v_frontier := array(
+      select i.to_n from public.code_graph_imports i
+       where i.tenant_id = p_tenant and i.graph_id = p_graph and i.from_n = any (v_frontier)
+      except
+      select unnest(v_seen));
+    v_seen := v_seen || v_frontier;
+    return query select x from unnest(v_frontier) x;
+  end loop;
+end
 $$;
 
 /** The risk of changing a file with this many dependents (within the asked depth). */
