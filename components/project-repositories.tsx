@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { writeTool } from '@/lib/console/client/mutations';
 import { useToast } from '@/lib/console/client/toast';
 import type { ProjectBrief } from '@/lib/console/types';
+import { CodeGraphSummary } from './code-graph-summary';
 import { InlineInput } from './form-parts';
 import { XIcon } from './icons';
 
@@ -51,7 +52,7 @@ export function ProjectRepositories({ brief }: { brief: ProjectBrief }) {
       ) : (
         <ul className="mb-2 space-y-1">
           {brief.repositories.map((r) => (
-            <li key={r.id} className="group flex items-center gap-1.5 text-[13px]" data-testid="project-repository">
+            <li key={r.id} className="group flex flex-wrap items-center gap-1.5 text-[13px]" data-testid="project-repository">
               <a href={r.remote_url} target="_blank" rel="noreferrer noopener" className="min-w-0 truncate text-indigo-600 hover:underline" title={r.remote_url}>
                 {r.slug}
               </a>
@@ -59,6 +60,9 @@ export function ProjectRepositories({ brief }: { brief: ProjectBrief }) {
               <button onClick={() => void unlink(r.id)} className="ml-auto rounded p-0.5 text-zinc-500 opacity-0 group-hover:opacity-100 focus-visible:opacity-100 hover:bg-zinc-200" aria-label={`Unlink ${r.slug}`}>
                 <XIcon className="size-3" />
               </button>
+              <div className="basis-full">
+                <CodeGraphSummary repositoryId={r.id} />
+              </div>
             </li>
           ))}
         </ul>

@@ -30,6 +30,9 @@ Usage:
                                                    invite a human: prints a one-time console sign-in link
   bullpen skills sync [--dir .claude/skills] [--project KEY] [--json]
                                                    write the workspace's skills as <slug>/SKILL.md
+  bullpen repo index [PATH] [--repository-id ID] [--json]
+                                                   build PATH's file dependency graph (default .) and
+                                                   upload it to its registered repository, marked with HEAD
   bullpen backup [--out FILE]                      copy the embedded database to a .tar.gz (safe while it runs)
   bullpen restore FILE [--data-dir DIR]            unpack a backup into an empty data directory
   bullpen export --workspace SLUG [--format F]     one workspace as JSON + Markdown, or a Logseq graph
@@ -269,6 +272,51 @@ async function skillsSync(argv: string[]): Promise<number> {
   }
 }
 
+async function repoIndex(argv: string[]): Promise<number> {
+  const { values, positionals } = commandArgs(argv, { 'repository-id': { type: 'string', short: 'r' }, json: { type: 'boolean' } }, true);
+  if (values.help || positionals.length > 1) {
+    return usageExit(
+      'Usage: bullpen repo index [PATH] [--repository-id ID] [--json]\n\n' +
+        "Builds the file dependency graph of the repository at PATH (default .): JavaScript and TypeScript with the\n" +
+        "TypeScript compiler (tsconfig paths honoured), Python and Go with tree-sitter. Uploads it in batches to the\n" +
+        "repository (--repository-id, else the one PATH's git remote registers), marked with HEAD; the new graph\n" +
+        'replaces the previous one atomically. Needs BULLPEN_API_KEY; BULLPEN_URL defaults to the running server.',
+      !!values.help,
+      values.help ? console.log : console.error,
+    );
+  }
+  const key = process.env.BULLPEN_API_KEY;
+  if (!key) {
+    console.error('bullpen: set BULLPEN_API_KEY to an agent key (`bullpen agent add NAME` mints one)');
+    return EXIT.USAGE;
+  }
+  const path = await import('node:path');
+  const root = path.resolve(positionals[0] ?? '.');
+  const [{ indexRepository }, { gitContext }] = await Promise.all([import('./code-graph'), import('./git')]);
+  const repo = await gitContext(root);
+  const conn = await connectTools(key);
+  try {
+    const quiet = { log: () => {} };
+    const result = await indexRepository({
+      root,
+      call: conn.call,
+      repositoryId: values['repository-id'],
+      remote: repo?.remote ?? null,
+      commit: repo?.head ?? null,
+      out: values.json ? quiet : console,
+    });
+    if (values.json) console.log(JSON.stringify({ ok: true, ...result }));
+    return EXIT.OK;
+  } catch (err) {
+    const message = (err as Error).message;
+    if (values.json) console.log(JSON.stringify({ ok: false, error: { message } }));
+    else console.error(`bullpen: repo index: ${message}`);
+    return /UNAVAILABLE|BUSY|INTERNAL/.test(message) ? EXIT.RETRYABLE : EXIT.FAILED;
+  } finally {
+    await conn.close();
+  }
+}
+
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv;
@@ -283,6 +331,7 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === 'key') return await (await import('./keys')).keyCommand(sub, rest);
     if (cmd === 'human' && sub === 'invite') return await (await import('./human')).humanInvite(rest);
     if (cmd === 'skills' && sub === 'sync') return await skillsSync(rest);
+    if (cmd === 'repo' && sub === 'index') return await repoIndex(rest);
     if (cmd === 'backup') return await (await import('./data')).backupCmd(argv.slice(1));
     if (cmd === 'restore') return await (await import('./data')).restoreCmd(argv.slice(1));
     if (cmd === 'export') return await (await import('./data')).exportCmd(argv.slice(1));

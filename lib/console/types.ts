@@ -35,6 +35,7 @@ export type { DecisionQueryOutput } from '../core/decisions';
 export type { CouncilGetOutput, CouncilQueryOutput, CouncilRow, CouncilSummary } from '../core/council';
 export type { BudgetRow, BudgetStatusOutput, CostSummaryOutput } from '../core/costs';
 export type { WorkflowDefinition, WorkflowGetOutput, WorkflowInstanceFull, WorkflowInstanceRow, WorkflowQueryOutput, WorkflowRow, WorkflowStatus } from '../core/workflows';
+export type { CodeCriticalFilesOutput, CodeCyclesOutput } from '../core/code-graph';
 export type { KnowledgeSearchOutput } from '../core/knowledge';
 export type { SearchOutput, SkillGetOutput, SkillListOutput, SkillUpsertOutput } from '../core/search';
 export type { FindRelatedOutput, GuidelinesGetOutput, LinkAddOutput } from '../core/graph';

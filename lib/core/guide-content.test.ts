@@ -31,6 +31,7 @@ const EXPECTED_IDS = [
   'deliberation',
   'budgets-and-costs',
   'workflows',
+  'before-you-change-a-file',
   'glossary',
 ];
 

@@ -34,6 +34,7 @@ export const GUIDE_TOPIC_IDS = [
   'deliberation',
   'budgets-and-costs',
   'workflows',
+  'before-you-change-a-file',
   'glossary',
 ] as const;
 
@@ -1191,6 +1192,34 @@ Each participant gets a \`collab\` handoff (in its inbox) whose answers are the 
 - The council's tools are a toolset of their own (\`?toolsets=council\`); list earlier councils with \`council_query\`.
 `;
 
+const BEFORE_YOU_CHANGE_A_FILE = `
+# Before you change a file
+
+When a repository has a code graph, ask what depends on a file before you change it, and see whose work is in the way. The graph's tools are a toolset of their own: add \`?toolsets=core,code_graph\` (or \`all\`) to your connection.
+
+## Build the graph
+Where the code is, run \`bullpen repo index\` (or \`bullpen repo index path/to/checkout\`). It reads every JavaScript and TypeScript file with the TypeScript compiler (tsconfig \`paths\` honoured), Python and Go with tree-sitter, and uploads the file graph to the repository registered from the checkout's git remote, marked with HEAD. Re-run it after large changes: the new graph replaces the old one at once, and every answer carries \`graph.commit_sha\` and \`graph.age_seconds\` so you know how fresh it is.
+
+## Ask for the impact
+\`\`\`json
+{ "tool": "code_impact", "arguments": { "repository_id": "<uuid from repo_query>", "file_path": "lib/core/rows.ts", "max_depth": 3 } }
+\`\`\`
+- \`dependents\`: the files that import it, then their importers, each with its \`distance\` (up to \`max_depth\`, 1 to 10, default 3), nearest first; \`dependent_count\` and \`risk\` (\`none\`, \`low\` up to 5, \`medium\` up to 20, \`high\` up to 100, \`critical\` beyond).
+- \`tasks\`: open tasks whose code refs name the file or one of its dependents, with \`holder\` (the lease holder, else the assignee). An in-progress task there is another agent working where your change lands: talk to its holder (\`handoff_create\` kind \`collab\`, or a comment) before you go on.
+- \`file_path\` is relative to the repository root, as indexed. A file the graph does not have is \`NOT_FOUND\`; so is a repository with no graph yet (the hint says to index it).
+
+## Say which files your task touches
+Name them on the task's code ref, so others see you in their impact and collisions:
+\`\`\`json
+{ "tool": "task_code_ref", "arguments": { "task_id": "WEB-12", "ref_type": "branch", "branch": "rows-cleanup", "files": ["lib/core/rows.ts"] } }
+\`\`\`
+\`task_claim\` and \`task_get\` then answer \`collisions: [{task, holder, files}]\`: other in-progress tasks whose files are within three imports of yours, either way (a file yours depend on, or one depending on yours). It is a warning, never a refusal; without a graph or files the key is absent.
+
+## Find the risky places
+- \`code_critical_files\`: files ranked by how many files depend on them, directly or not. Change these with care, with tests.
+- \`code_cycles\`: import cycles, each as a loop of paths (first = last), shortest first. Breaking a cycle usually means moving shared code into a file both import.
+`;
+
 function renderGlossary(): string {
   const lines = GLOSSARY.map((g) => `- **${g.term}**: ${g.definition}`);
   return [
@@ -1320,6 +1349,12 @@ export const GUIDE_TOPICS: readonly GuideTopic[] = [
     'Workflows',
     'Reusable templates of steps: workflow_create, workflow_start, pause, resume and cancel, status and cost, and event and cron triggers.',
     WORKFLOWS,
+  ),
+  topic(
+    'before-you-change-a-file',
+    'Before you change a file',
+    'The code graph: bullpen repo index, code_impact (dependents, risk, open tasks in the way), files on code refs, collisions on claim, critical files and cycles.',
+    BEFORE_YOU_CHANGE_A_FILE,
   ),
   topic(
     'glossary',

@@ -2,6 +2,7 @@ import { activityTools } from './activity';
 import { attachmentTools } from './attachments';
 import { commentTools } from './comments';
 import { costTools } from './costs';
+import { codeGraphTools } from './code-graph';
 import { councilTools } from './council';
 import { decisionTools } from './decisions';
 import { feedbackTools } from './feedback';
@@ -39,6 +40,7 @@ export const registry: readonly ToolDef[] = [
   ...councilTools,
   ...costTools,
   ...workflowTools,
+  ...codeGraphTools,
   ...guideTools,
 ] as readonly ToolDef[];
 

@@ -30,6 +30,7 @@ const codeRefFields = {
   pr_state: prState.optional().meta(docs('pr only; default open')),
   title: z.string().min(1).max(500).optional(),
   url: webUrl.optional(),
+  files: z.array(z.string().min(1).max(1000)).max(200).optional().meta(docs('paths it touches')),
   run_id: runRef.optional(),
   idempotency_key: idempotencyKey.optional(),
 };

@@ -394,6 +394,7 @@ export const codeRefRow = z
     pr_state: prState.nullable(),
     title: z.string().nullable(),
     url: z.string().nullable(),
+    files: z.array(z.string()).describe('repository paths the work touches'),
     href: z.string().nullable().describe('a web link, where Bullpen knows the host'),
     label: z.string().describe('e.g. "PR #42", "commit abc1234"'),
     live: z.boolean().describe('counts as evidence (a PR closed unmerged does not)'),

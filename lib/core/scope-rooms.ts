@@ -16,6 +16,7 @@ const VERB_FAMILY_ROOM: Record<string, string> = {
   actor: 'identity',
   attachment: 'attachments',
   budget: 'costs',
+  code_graph: 'code_graph',
   code_ref: 'repositories',
   comment: 'comments',
   council: 'council',

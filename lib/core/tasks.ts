@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { collisions } from './code-graph';
 import { defineTool } from './tool';
 import {
   acceptanceCriteria,
@@ -201,6 +202,7 @@ export const taskGetOutput = z.strictObject({
   attachments: z.array(attachmentRow).describe('live ones, newest first'),
   evidence: taskEvidence,
   brief: projectBrief.optional().describe('with include:["brief"]'),
+  collisions,
 });
 export type TaskGetOutput = z.infer<typeof taskGetOutput>;
 
@@ -247,6 +249,7 @@ export const taskClaimOutput = z.discriminatedUnion('claimed', [
     lease_expires_at: timestamp,
     project_context: projectContext,
     waited_ms: waitedMs,
+    collisions,
   }),
   writeResult({
     claimed: z.literal(false),

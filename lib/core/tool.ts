@@ -20,6 +20,7 @@ export type Room =
   | 'council'
   | 'costs'
   | 'workflows'
+  | 'code_graph'
   | 'guide';
 
 /**

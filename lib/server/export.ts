@@ -81,6 +81,10 @@ export const NOT_EXPORTED: Readonly<Record<string, string>> = {
   'bullpen.sessions': 'console sessions of this server',
   'bullpen.rate_limits': 'rate-limit counters of this server',
   'bullpen.jobs': 'pending background work of this server; the importing server schedules its own',
+  'public.code_graphs': 'derived from the code: run `bullpen repo index` in a checkout after an import',
+  'public.code_graph_files': 'part of a code graph (derived from the code)',
+  'public.code_graph_imports': 'part of a code graph (derived from the code)',
+  'public.code_graph_cycles': 'part of a code graph (derived from the code)',
 };
 
 export const EXPORT_FORMAT = 'bullpen.workspace-export';

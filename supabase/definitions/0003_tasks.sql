@@ -1046,7 +1046,7 @@ begin
     case when v_start then '{}'::jsonb else jsonb_build_object('start', false) end || v_note);
   return bullpen.idem_finish(p, jsonb_build_object('claimed', true, 'extended', v_extended,
     'task', bullpen.task_json(v_task), 'lease_expires_at', v_task.lease_expires_at,
-    'project_context', bullpen.project_context(v_task.project_id)));
+    'project_context', bullpen.project_context(v_task.project_id)) || bullpen.task_collisions(v_task));
 end
 $$;
 alter function public.task_claim(jsonb) owner to bullpen_writer;
@@ -1423,7 +1423,7 @@ begin
                     where ac.tenant_id = v_task.tenant_id and ac.object_id = v_task.id
                     order by ac.id desc limit 100) x)
   ) || bullpen.task_related_coordination(v_task) || bullpen.task_related_memory(v_task)
-    || bullpen.task_related_provenance(v_task);
+    || bullpen.task_related_provenance(v_task) || bullpen.task_collisions(v_task);
   if bullpen.text_array(p -> 'include') @> array['brief'] then
     v_out := v_out || jsonb_build_object('brief', public.project_brief(jsonb_build_object('project', v_task.project_id)));
   end if;

@@ -1405,11 +1405,14 @@ begin
     perform bullpen.fail('VALIDATION_ERROR', format('pr_state: only pr refs have a state, this is a %s ref', v_type));
   end if;
   insert into public.code_refs as c (tenant_id, object_type, object_id, task_id, project_id, repository_id, ref_type, sha,
-                                     branch, tag, pr_number, pr_url, pr_state, title, url, run_id, created_by_actor_id)
+                                     branch, tag, pr_number, pr_url, pr_state, title, url, run_id, created_by_actor_id, files)
   values (bullpen.tenant_id(), v_obj ->> 'object_type', (v_obj ->> 'object_id')::uuid, (v_obj ->> 'task_id')::uuid,
           (v_obj ->> 'project_id')::uuid, v_repo, v_type, v_sha, v_branch, p ->> 'tag', v_pr, p ->> 'pr_url',
           case when v_type = 'pr' then coalesce(p ->> 'pr_state', 'open') end, p ->> 'title', p ->> 'url', v_run.id,
-          bullpen.actor_id())
+          bullpen.actor_id(),
+          -- the paths the work touches (0030, the code graph's collision warning)
+          array(select distinct bullpen.code_path(x) from jsonb_array_elements_text(coalesce(p -> 'files', '[]')) x
+                 where bullpen.code_path(x) is not null order by 1))
   on conflict (tenant_id, object_type, object_id, ref_key) do update set
     sha = coalesce(lower(p ->> 'sha'), c.sha),
     branch = coalesce(p ->> 'branch', c.branch),
@@ -1417,6 +1420,7 @@ begin
     pr_state = coalesce(p ->> 'pr_state', c.pr_state),
     title = coalesce(excluded.title, c.title),
     url = coalesce(excluded.url, c.url),
+    files = case when p ? 'files' then excluded.files else c.files end,
     updated_at = now()
   returning c.id, (c.xmax = 0) into v_ref.id, v_created;
   select * into v_ref from public.code_refs c where c.tenant_id = bullpen.tenant_id() and c.id = v_ref.id;
@@ -1771,9 +1775,10 @@ alter function bullpen.attachment_file(uuid) owner to bullpen_writer;
 create or replace function bullpen.reserved_verb_families() returns text[]
 language sql immutable
 as $$
-  select array['actor', 'attachment', 'backup', 'budget', 'code_ref', 'comment', 'council', 'decision', 'export', 'feature_request',
-    'handoff', 'import', 'inbox', 'job', 'key', 'knowledge', 'lease', 'link', 'memory', 'note', 'notification', 'pr',
-    'project', 'repo', 'review', 'run', 'session', 'signin', 'skill', 'sweep', 'task', 'workflow', 'workspace']
+  select array['actor', 'attachment', 'backup', 'budget', 'code_graph', 'code_ref', 'comment', 'council', 'decision', 'export',
+    'feature_request', 'handoff', 'import', 'inbox', 'job', 'key', 'knowledge', 'lease', 'link', 'memory', 'note', 'notification',
+    'pr', 'project', 'repo', 'review', 'run', 'session', 'signin', 'skill', 'source', 'sweep', 'task', 'webhook', 'workflow',
+    'workspace']
 $$;
 
 /** Whether a verb belongs to a family Bullpen writes itself (bullpen.reserved_verb_families). */

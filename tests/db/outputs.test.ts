@@ -237,6 +237,22 @@ describe('output contracts', () => {
     ok(await t.human.call('workflow_cancel', { instance_id: s.instance_id }));
   });
 
+  it('code graph: an upload in two batches, impact with a task in the way, cycles, critical files, a collision', async () => {
+    const repo = ok(await t.agent.call('repo_register', { slug: 'acme/graph' })).repository_id;
+    const first = ok(await t.agent.call('code_graph_upload', { repository_id: repo, commit_sha: 'abc1234', files: ['a.ts', 'b.ts', 'c.ts'], dependents: [2, 2, 2] }));
+    ok(await t.agent.call('code_graph_upload', { repository_id: repo, upload_id: first.upload_id, imports: [1, 0, 2, 1, 0, 2], cycles: [3, 0, 1, 2], done: true }));
+    const mine = ok(await t.agent.call('task_create', { project_id: 'PAY', title: 'touch a' })).task_id;
+    const theirs = ok(await t.agent.call('task_create', { project_id: 'PAY', title: 'touch b' })).task_id;
+    ok(await t.agent.call('task_code_ref', { task_id: mine, ref_type: 'branch', branch: 'a', repository_id: repo, files: ['a.ts'] }));
+    ok(await other.call('code_ref_add', { object_type: 'task', object_id: theirs, ref_type: 'branch', branch: 'b', repository_id: repo, files: ['b.ts'] }));
+    ok(await other.call('task_claim', { task_id: theirs }));
+    ok(await t.agent.call('code_impact', { repository_id: repo, file_path: 'a.ts' }));
+    ok(await t.agent.call('code_cycles', { repository_id: repo }));
+    ok(await t.agent.call('code_critical_files', { repository_id: repo }));
+    expect(ok(await t.agent.call('task_claim', { task_id: mine })).collisions).toHaveLength(1);
+    expect(ok(await t.agent.call('task_get', { task_id: mine })).collisions).toHaveLength(1);
+  });
+
   it('leaves no tool of the registry unchecked', () => {
     expect(registry.map((x) => x.name).filter((name) => !called.has(name))).toEqual([]);
   });
