@@ -1104,6 +1104,8 @@ Declare what a task will cost when you claim it:
 { "tool": "task_claim", "arguments": { "project_id": "PA", "estimated_cost_usd": 0.4 } }
 \`\`\`
 The estimate is reserved against every budget that applies while your lease lives; a claim whose estimate would take spent plus live reservations past a limit is refused, so many agents claiming at once cannot overspend together. \`run_end\` releases your run's reservations; a lease that ends (release, done, lapse) releases its own. Renewing your claim replaces its reservation.
+`;
+
 const WORKFLOWS = `
 # Workflows
 
