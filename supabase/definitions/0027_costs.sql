@@ -67,10 +67,10 @@ begin
     v_priced := case when u ->> 'priced' in ('table', 'unknown') then u ->> 'priced'
                      when u ? 'cost_usd' then 'reported' else 'unknown' end;
     if v_in + v_out + v_cr + v_cw > 0 or v_cost > 0 then
-      insert into public.usage_events (tenant_id, run_id, actor_id, task_id, project_id, model, provider,
+      insert into public.usage_events (tenant_id, run_id, actor_id, task_id, project_id, workflow_id, model, provider,
                                        tokens_in, tokens_out, tokens_cache_read, tokens_cache_write, cost_usd, priced)
-      values (r.tenant_id, r.id, r.actor_id, v_task.id, v_task.project_id, v_model, nullif(u ->> 'provider', ''),
-              v_in, v_out, v_cr, v_cw, round(v_cost, 6), v_priced);
+      values (r.tenant_id, r.id, r.actor_id, v_task.id, v_task.project_id, bullpen.task_workflow(v_task), v_model,
+              nullif(u ->> 'provider', ''), v_in, v_out, v_cr, v_cw, round(v_cost, 6), v_priced);
     end if;
   end loop;
   return v_task.project_id;
@@ -280,7 +280,7 @@ begin
   end if;
   update public.budget_reservations set released_at = now()
    where tenant_id = t.tenant_id and task_id = t.id and actor_id = p_me and released_at is null;
-  v := bullpen.budget_blocking(t.tenant_id, p_me, t.project_id, null, v_est, true);
+  v := bullpen.budget_blocking(t.tenant_id, p_me, t.project_id, bullpen.task_workflow(t), v_est, true);
   if v is not null then
     return v;
   end if;

@@ -212,16 +212,22 @@ $$;
  * claimed, updated or commented on one of them), each run counted once. The usage ledger records
  * cost per run; a run that also worked elsewhere is counted whole.
  */
+/** The workflow a task is a step of (through its instance), or null. */
+create or replace function bullpen.task_workflow(t public.tasks) returns uuid
+language sql stable
+as $$
+  select i.workflow_id from public.workflow_instances i
+   where t.workflow_instance_id is not null and i.tenant_id = t.tenant_id and i.id = t.workflow_instance_id
+$$;
+
+/** What an instance has cost so far: the usage ledger's rows on its tasks. */
 create or replace function bullpen.workflow_instance_cost(p_tenant uuid, p_instance uuid) returns numeric
 language sql stable
 as $$
-  select coalesce(sum(r.cost_usd), 0)::numeric
-    from public.runs r
-   where r.tenant_id = p_tenant
-     and r.run_key in (select distinct a.run_id from public.activity a
-                        where a.tenant_id = p_tenant and a.object_type = 'task' and a.run_id is not null
-                          and a.object_id in (select t.id from public.tasks t
-                                               where t.tenant_id = p_tenant and t.workflow_instance_id = p_instance))
+  select coalesce(sum(e.cost_usd), 0)::numeric
+    from public.usage_events e
+   where e.tenant_id = p_tenant
+     and e.task_id in (select t.id from public.tasks t where t.tenant_id = p_tenant and t.workflow_instance_id = p_instance)
 $$;
 
 /** An instance as the tools show it: status derived from its tasks, progress, cost; with steps when full. */
@@ -738,6 +744,8 @@ revoke all on function bullpen.workflow_validate(jsonb) from public, anon, authe
 grant execute on function bullpen.workflow_validate(jsonb) to bullpen_writer, service_role;
 revoke all on function bullpen.workflow_inputs(jsonb, jsonb) from public, anon, authenticated;
 grant execute on function bullpen.workflow_inputs(jsonb, jsonb) to bullpen_writer, service_role;
+revoke all on function bullpen.task_workflow(public.tasks) from public, anon, authenticated;
+grant execute on function bullpen.task_workflow(public.tasks) to bullpen_writer, service_role;
 revoke all on function bullpen.workflow_instance_cost(uuid, uuid) from public, anon, authenticated;
 grant execute on function bullpen.workflow_instance_cost(uuid, uuid) to bullpen_writer, service_role;
 revoke all on function bullpen.workflow_instance_json(public.workflow_instances, boolean) from public, anon, authenticated;

@@ -158,9 +158,16 @@ describe('status, progress and cost come from the tasks', () => {
     }
     const done = ok(await T.agent.call('workflow_get', { instance_id: inst.id }));
     expect(done.instance).toMatchObject({ status: 'done', progress: { done: 3, percent: 100 } });
-    // the runs that worked on its tasks: Ada's run reported a cost
-    ok(await ada.call('run_heartbeat', { usage: { model: 'test-model', tokens_in: 10, tokens_out: 5, cost_usd: 0.42 } }));
+    // usage reported on one of its tasks is the instance's cost, and the workflow's in cost_summary
+    ok(await ada.call('run_heartbeat', { task_id: inst.steps[2].task_id, usage: { model: 'test-model', tokens_in: 10, tokens_out: 5, cost_usd: 0.42 } }));
     expect(ok(await T.agent.call('workflow_get', { instance_id: inst.id })).instance.cost_usd).toBeCloseTo(0.42, 6);
+    const byWorkflow = ok(await T.agent.call('cost_summary', { period: 'all', group_by: 'workflow' }));
+    expect(byWorkflow.groups.find((g: { key: string }) => g.key === inst.workflow_id)?.cost_usd).toBeCloseTo(0.42, 6);
+    // a workflow budget counts that spend: another instance of the workflow cannot be claimed past it
+    ok(await T.human.call('budget_set', { scope: 'workflow', scope_id: inst.workflow_id, period: 'total', limit_usd: 0.4 }));
+    const next = ok(await T.human.call('workflow_start', { workflow_id: inst.workflow_id, project_id: 'REL', inputs: { version: '2.0' } })).instance;
+    fails(await ada.call('task_claim', { task_id: next.steps[0].task_id }), 'BUDGET_EXCEEDED');
+    ok(await T.human.call('budget_set', { scope: 'workflow', scope_id: inst.workflow_id, period: 'total', limit_usd: 100 }));
     fails(await T.human.call('workflow_pause', { instance_id: inst.id }), 'INVALID_TRANSITION');
 
     const other = (await start('Failer')).instance;
