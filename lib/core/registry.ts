@@ -3,6 +3,7 @@ import { attachmentTools } from './attachments';
 import { commentTools } from './comments';
 import { councilTools } from './council';
 import { decisionTools } from './decisions';
+import { eventTools } from './events';
 import { feedbackTools } from './feedback';
 import { guideTools } from './guide';
 import { graphTools } from './graph';
@@ -35,6 +36,7 @@ export const registry: readonly ToolDef[] = [
   ...feedbackTools,
   ...insightTools,
   ...councilTools,
+  ...eventTools,
   ...guideTools,
 ] as readonly ToolDef[];
 

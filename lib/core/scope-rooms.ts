@@ -33,6 +33,7 @@ const VERB_FAMILY_ROOM: Record<string, string> = {
   run: 'runs',
   skill: 'knowledge',
   task: 'tasks',
+  webhook: 'events',
 };
 
 /** The room an object of a type is read through. */
@@ -42,6 +43,7 @@ const OBJECT_TYPE_ROOM: Record<string, string> = {
   code_ref: 'repositories',
   council: 'council',
   decision: 'decisions',
+  event: 'events',
   feature_request: 'feedback',
   handoff: 'handoffs',
   note: 'knowledge',

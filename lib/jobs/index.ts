@@ -7,6 +7,7 @@ import './memory';
 import './reaper';
 import './leases';
 import './council';
+import './webhooks';
 import type { Db } from '../db/types';
 import { JobWorker, type WorkerOptions } from './worker';
 import { env } from '../shared/env';
