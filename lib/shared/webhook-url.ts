@@ -27,7 +27,7 @@ function allowList(source: Record<string, string | undefined>): Allow {
   const raw = (env('BULLPEN_WEBHOOK_ALLOW', source) ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
   const nets = new BlockList();
   const hosts = new Set<string>();
-  let all = source.NODE_ENV === 'development';
+  let all = (source === process.env ? process.env.NODE_ENV : source.NODE_ENV) === 'development';
   for (const entry of raw) {
     if (entry === '*') all = true;
     const [ip, bits] = entry.split('/');
