@@ -29,6 +29,7 @@ const EXPECTED_IDS = [
   'insights',
   'routing-work',
   'deliberation',
+  'events',
   'glossary',
 ];
 
