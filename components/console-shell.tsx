@@ -19,6 +19,7 @@ const ROOMS = [
   { href: '/activity', label: 'Activity', Icon: PulseIcon },
   { href: '/decisions', label: 'Decisions', Icon: CheckIcon },
   { href: '/council', label: 'Council', Icon: UsersIcon },
+  { href: '/webhooks', label: 'Webhooks', Icon: PulseIcon },
   { href: '/knowledge', label: 'Knowledge', Icon: FileIcon },
   { href: '/skills', label: 'Skills', Icon: KeyboardIcon },
 ];

@@ -33,6 +33,7 @@ export type { ActivityItem, AttachmentRow, CodeRefRow, FeatureRequestRow, Reposi
 export type { DecisionHit, DecisionRow, NoteHit, NoteRow, SkillRow } from '../core/rows';
 export type { DecisionQueryOutput } from '../core/decisions';
 export type { CouncilGetOutput, CouncilQueryOutput, CouncilRow, CouncilSummary } from '../core/council';
+export type { WebhookAddOutput, WebhookListOutput } from '../core/events';
 export type { KnowledgeSearchOutput } from '../core/knowledge';
 export type { SearchOutput, SkillGetOutput, SkillListOutput, SkillUpsertOutput } from '../core/search';
 export type Actor = ActorRow;
