@@ -15,7 +15,8 @@ for (const [net, bits] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
   ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) PRIVATE.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['::ffff:0:0', 96]] as const) {
+// IPv4-mapped IPv6 (::ffff:a.b.c.d) is checked as the IPv4 address it maps (see mapped())
+for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) {
   PRIVATE.addSubnet(net, bits, 'ipv6');
 }
 
@@ -41,6 +42,16 @@ function allowList(source: Record<string, string | undefined>): Allow {
 
 const fam = (ip: string) => (isIP(ip) === 6 ? 'ipv6' : 'ipv4');
 
+/** The IPv4 address an IPv4-mapped IPv6 address stands for (::ffff:7f00:1 → 127.0.0.1), else the address. */
+function mapped(ip: string): string {
+  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (dotted) return dotted[1];
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(ip);
+  if (!hex) return ip;
+  const [a, b] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
+  return `${a >> 8}.${a & 255}.${b >> 8}.${b & 255}`;
+}
+
 /** Checks one delivery URL against the allowlist (resolving its host). Never throws. */
 export async function checkWebhookUrl(raw: string, source: Record<string, string | undefined> = process.env): Promise<WebhookUrlCheck> {
   let url: URL;
@@ -60,7 +71,8 @@ export async function checkWebhookUrl(raw: string, source: Record<string, string
   } catch {
     return { ok: false, reason: `${host} does not resolve` };
   }
-  for (const ip of addresses) {
+  for (const raw of addresses) {
+    const ip = mapped(raw);
     if (PRIVATE.check(ip, fam(ip)) && !allow.nets.check(ip, fam(ip))) {
       return { ok: false, reason: `${host} is a private, loopback or link-local address (${ip}); BULLPEN_WEBHOOK_ALLOW may name it` };
     }
