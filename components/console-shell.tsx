@@ -21,6 +21,7 @@ const ROOMS = [
   { href: '/council', label: 'Council', Icon: UsersIcon },
   { href: '/costs', label: 'Costs', Icon: ClockIcon },
   { href: '/workflows', label: 'Workflows', Icon: BoardIcon },
+  { href: '/webhooks', label: 'Webhooks', Icon: PulseIcon },
   { href: '/knowledge', label: 'Knowledge', Icon: FileIcon },
   { href: '/skills', label: 'Skills', Icon: KeyboardIcon },
 ];

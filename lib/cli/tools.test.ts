@@ -35,6 +35,18 @@ describe('findTool', () => {
   });
 });
 
+describe('the webhook twins', () => {
+  it('bullpen webhook add URL --events a,b: the URL is positional and a comma list becomes the array', () => {
+    expect(findTool(['webhook', 'add'])).toMatchObject({ tool: { name: 'webhook_add' }, used: 2 });
+    expect(parseToolArgs(getTool('webhook_add')!, ['https://agent.example.com/hook', '--events', 'task.done,handoff.created']).input)
+      .toEqual({ url: 'https://agent.example.com/hook', events: ['task.done', 'handoff.created'] });
+    const id = '11111111-2222-4333-8444-555555555555';
+    expect(parseToolArgs(getTool('webhook_remove')!, [id]).input).toEqual({ webhook_id: id });
+    // a list whose values may hold commas is not split
+    expect(parseToolArgs(getTool('council_ask')!, ['--question', 'q', '--context-ids', 'JOB-1,JOB-2']).input.context_ids).toEqual(['JOB-1,JOB-2']);
+  });
+});
+
 describe('parseToolArgs', () => {
   it('reads kebab or snake flags, JSON values, repeated array flags and a positional id', () => {
     const { input, flags } = parseToolArgs(getTool('task_create')!, [

@@ -12,7 +12,7 @@ import { defaultBaseUrl } from './server-file';
 
 export const EXIT = { OK: 0, FAILED: 1, USAGE: 2, RETRYABLE: 3 } as const;
 
-type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; description?: string; enum?: unknown[]; anyOf?: JsonSchema[]; items?: JsonSchema };
+type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; description?: string; enum?: unknown[]; anyOf?: JsonSchema[]; items?: JsonSchema; pattern?: string };
 
 /** The tool a command line names: `task claim` → task_claim, `whoami` → whoami. */
 export function findTool(words: string[]): { tool: ToolDef; used: number } | null {
@@ -28,7 +28,7 @@ export function findTool(words: string[]): { tool: ToolDef; used: number } | nul
 /** The field a bare positional argument fills: the tool's main id. */
 function positionalField(tool: ToolDef): string | null {
   const keys = Object.keys(tool.input.shape);
-  return ['task_id', 'handoff_id', 'decision_id', 'council_id', 'instance_id', 'workflow_id', 'project_id', 'project', 'topic'].find((k) => keys.includes(k)) ?? null;
+  return ['task_id', 'handoff_id', 'decision_id', 'council_id', 'instance_id', 'workflow_id', 'webhook_id', 'url', 'project_id', 'project', 'topic'].find((k) => keys.includes(k)) ?? null;
 }
 
 function coerce(raw: string): unknown {
@@ -60,7 +60,11 @@ export function parseToolArgs(tool: ToolDef, argv: string[]): { input: Record<st
       const value = inline ?? (prop?.type === 'boolean' && (argv[i + 1] === undefined || argv[i + 1].startsWith('--')) ? 'true' : argv[++i]);
       if (value === undefined) throw new Error(`--${k} needs a value`);
       const v = prop?.type === 'string' || prop?.enum?.every((e) => typeof e === 'string') ? value : coerce(value);
-      if (prop?.type === 'array' && !Array.isArray(v)) {
+      const pattern = prop?.items?.pattern;
+      if (prop?.type === 'array' && typeof v === 'string' && pattern && v.includes(',') && !new RegExp(pattern, 'u').test(v)) {
+        // `--events task.done,handoff.created`: a list of values no one of which may hold a comma
+        input[key] = [...((input[key] as unknown[]) ?? []), ...v.split(',').map((x) => x.trim()).filter(Boolean)];
+      } else if (prop?.type === 'array' && !Array.isArray(v)) {
         input[key] = [...((input[key] as unknown[]) ?? []), v];
       } else input[key] = v;
       continue;

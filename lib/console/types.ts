@@ -36,6 +36,7 @@ export type { CouncilGetOutput, CouncilQueryOutput, CouncilRow, CouncilSummary }
 export type { BudgetRow, BudgetStatusOutput, CostSummaryOutput } from '../core/costs';
 export type { WorkflowDefinition, WorkflowGetOutput, WorkflowInstanceFull, WorkflowInstanceRow, WorkflowQueryOutput, WorkflowRow, WorkflowStatus } from '../core/workflows';
 export type { CodeCriticalFilesOutput, CodeCyclesOutput } from '../core/code-graph';
+export type { WebhookAddOutput, WebhookListOutput } from '../core/events';
 export type { KnowledgeSearchOutput } from '../core/knowledge';
 export type { SearchOutput, SkillGetOutput, SkillListOutput, SkillUpsertOutput } from '../core/search';
 export type { FindRelatedOutput, GuidelinesGetOutput, LinkAddOutput } from '../core/graph';

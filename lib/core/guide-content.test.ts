@@ -32,6 +32,7 @@ const EXPECTED_IDS = [
   'budgets-and-costs',
   'workflows',
   'before-you-change-a-file',
+  'events',
   'glossary',
 ];
 

@@ -35,6 +35,7 @@ export const GUIDE_TOPIC_IDS = [
   'budgets-and-costs',
   'workflows',
   'before-you-change-a-file',
+  'events',
   'glossary',
 ] as const;
 
@@ -1151,6 +1152,38 @@ A definition may carry one \`trigger\`:
 A trigger must give every required input a value in its \`inputs\`.
 `;
 
+const EVENTS = `
+# Events and webhooks
+
+An **event** is a row of the activity log; its type is the row's verb. Besides Bullpen's own \`task.*\`, \`handoff.*\` and \`decision.*\` rows, agents publish events of their own families. The room is opt-in: connect with \`?toolsets=core,events\`.
+
+## Publish
+\`\`\`json
+{ "tool": "event_publish", "arguments": { "event_type": "deploy.finished", "payload": { "version": "1.4.2" }, "project_id": "PAY" } }
+\`\`\`
+- The type is \`family.name\` in lower case. Bullpen's own families (\`task\`, \`handoff\`, \`decision\`, \`run\`, …) are refused with \`VALIDATION_ERROR\`, so nobody can forge them.
+- The payload is a JSON object of at most 16 kB: ids and facts, not documents.
+- Publishing the same event twice is two events; a retry with the same \`idempotency_key\` is one.
+
+## Poll
+\`\`\`json
+{ "tool": "event_poll", "arguments": { "since_cursor": "<next_cursor>", "types": ["task.done", "deploy.*"], "wait_seconds": 30 } }
+\`\`\`
+- Without \`since_cursor\` the read starts now. Keep \`next_cursor\` and pass it back: the cursor never skips or repeats an event, even when writers commit out of order.
+- \`types\` takes exact types, families (\`task.*\`) or \`*\`. \`has_more\`: call again at once. \`held_back\`: newer events wait for an older write to commit; call again in a moment.
+- With \`wait_seconds\` (≤ 60) an empty answer holds until an event arrives, like \`inbox\`.
+
+## Webhooks (owners)
+An owner registers a URL; matching events are POSTed to it, so an agent that is not connected can be woken:
+\`\`\`json
+{ "tool": "webhook_add", "arguments": { "url": "https://agent.example.com/bullpen", "events": ["handoff.created"], "recipient": "<agent uuid>" } }
+\`\`\`
+- The answer carries \`secret\`, shown once. Each request has \`X-Bullpen-Timestamp\` and \`X-Bullpen-Signature: sha256=<HMAC-SHA256 of "<timestamp>.<body>" with the secret>\`; \`X-Bullpen-Delivery\` stays the same across retries.
+- \`recipient\` narrows it to handoffs addressed to that actor and tasks assigned to it.
+- A failed delivery is retried with backoff. A webhook that fails for a day is disabled and its owner notified. \`webhook_list\` shows each delivery's status, attempts and last error; \`webhook_remove\` deletes one.
+- Private and loopback addresses are refused unless the server's \`BULLPEN_WEBHOOK_ALLOW\` names them.
+`;
+
 const DELIBERATE_AND_DECIDE = `
 # Deliberate and decide
 
@@ -1357,6 +1390,12 @@ export const GUIDE_TOPICS: readonly GuideTopic[] = [
     'Before you change a file',
     'The code graph: bullpen repo index, code_impact (dependents, risk, open tasks in the way), files on code refs, collisions on claim, critical files and cycles.',
     BEFORE_YOU_CHANGE_A_FILE,
+  ),
+  topic(
+    'events',
+    'Events and webhooks',
+    'Publish your own events, poll them with the task, handoff and decision events after a cursor, and wake agents that are not connected through signed webhooks.',
+    EVENTS,
   ),
   topic(
     'glossary',

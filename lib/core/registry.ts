@@ -5,6 +5,7 @@ import { costTools } from './costs';
 import { codeGraphTools } from './code-graph';
 import { councilTools } from './council';
 import { decisionTools } from './decisions';
+import { eventTools } from './events';
 import { feedbackTools } from './feedback';
 import { guideTools } from './guide';
 import { graphTools } from './graph';
@@ -41,6 +42,7 @@ export const registry: readonly ToolDef[] = [
   ...costTools,
   ...workflowTools,
   ...codeGraphTools,
+  ...eventTools,
   ...guideTools,
 ] as readonly ToolDef[];
 

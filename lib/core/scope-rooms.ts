@@ -36,6 +36,7 @@ const VERB_FAMILY_ROOM: Record<string, string> = {
   skill: 'knowledge',
   task: 'tasks',
   workflow: 'workflows',
+  webhook: 'events',
 };
 
 /** The room an object of a type is read through. */
@@ -46,6 +47,7 @@ const OBJECT_TYPE_ROOM: Record<string, string> = {
   code_ref: 'repositories',
   council: 'council',
   decision: 'decisions',
+  event: 'events',
   feature_request: 'feedback',
   handoff: 'handoffs',
   note: 'knowledge',

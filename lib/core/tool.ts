@@ -21,6 +21,7 @@ export type Room =
   | 'costs'
   | 'workflows'
   | 'code_graph'
+  | 'events'
   | 'guide';
 
 /**

@@ -18,16 +18,26 @@ import { corePort, type ChangeEvent, type ReadyTask, type ToolDb } from './ports
  *   only the waiters whose filters one of them matches, one waiter per task, longest waiting first:
  *   never more waiters than there are new ready tasks. Without the port (or when the read fails)
  *   it wakes every waiter of the workspace, which is never wrong, only wasteful.
+ * - events: any event of the workspace but an inbox's (event_poll filters types itself, and an
+ *   answer that is still empty keeps waiting).
  */
-export type WaitTopic = 'inbox' | 'work';
+export type WaitTopic = 'inbox' | 'work' | 'events';
 
 /** How a tool waits (ToolDef.wait); the executor drives it. */
 export type WaitSpec = {
   topic: WaitTopic;
   /** True when the answer holds nothing for the caller, so the call may keep waiting. */
   empty: (result: Record<string, unknown>) => boolean;
-  /** The input of the runs after the first (e.g. without acks the first run already applied). */
-  rerun?: (args: Record<string, unknown>) => Record<string, unknown>;
+  /**
+   * The input of the runs after the first (e.g. without acks the first run already applied, or
+   * with the cursor the last empty answer returned).
+   */
+  rerun?: (args: Record<string, unknown>, last: Record<string, unknown>) => Record<string, unknown>;
+  /**
+   * Run again after this many ms even without an event (null: wait for one), for answers that
+   * say something arrived but cannot be read yet (event_poll's held_back).
+   */
+  recheckMs?: (result: Record<string, unknown>) => number | null;
 };
 
 /** What a waiting task_claim filters on (its input, "me" resolved). */
@@ -54,6 +64,7 @@ export function claimMatches(actorId: string, f: WorkFilter, t: ReadyTask): bool
 export class WaitRoom extends ChangeRouter {
   private readonly inbox = new Subscribers<Waiter>();
   private readonly work = new Subscribers<Waiter>();
+  private readonly events = new Subscribers<Waiter>();
   /** Task ids of each workspace's events not yet read, and the workspaces being read now. */
   private readonly pending = new Map<string, Set<string>>();
   private readonly reading = new Set<string>();
@@ -68,6 +79,7 @@ export class WaitRoom extends ChangeRouter {
   }
 
   protected route(event: ChangeEvent): void {
+    if (event.object_type !== 'inbox') this.bump(this.events.get(event.tenant_id));
     if (event.object_type === 'inbox' && event.object_id) {
       this.bump(this.inbox.get(`${event.tenant_id}:${event.object_id}`));
     } else if (event.object_type === 'task' && !NOT_WORK.has(event.verb)) {
@@ -140,7 +152,12 @@ export class WaitRoom extends ChangeRouter {
   /** Registers a waiter (a work waiter with what it filters on); close() it when the call returns. */
   subscribe(tenantId: string, actorId: string, topic: WaitTopic, filter: WorkFilter = {}): WaitSubscription {
     const waiter: Waiter = { version: 0, notify: null, actorId, filter };
-    const remove = topic === 'inbox' ? this.inbox.add(`${tenantId}:${actorId}`, waiter) : this.work.add(tenantId, waiter);
+    const remove =
+      topic === 'inbox'
+        ? this.inbox.add(`${tenantId}:${actorId}`, waiter)
+        : topic === 'events'
+          ? this.events.add(tenantId, waiter)
+          : this.work.add(tenantId, waiter);
     return {
       get version() {
         return waiter.version;
@@ -170,7 +187,7 @@ export class WaitRoom extends ChangeRouter {
 
   /** How many calls are waiting right now. */
   size(): number {
-    return this.inbox.count() + this.work.count();
+    return this.inbox.count() + this.work.count() + this.events.count();
   }
 
   /** Resolves once no read of what task events made claimable is running or pending (tests). */
@@ -250,9 +267,12 @@ export async function waitingCall(
       const seen = sub.version;
       const result = await run(key === undefined ? input : { ...input, idempotency_key: attemptKey(key, attempt) });
       if (!spec.empty(result)) return { ...result, waited_ms: Date.now() - started };
-      input = spec.rerun ? spec.rerun(args) : args;
+      input = spec.rerun ? spec.rerun(args, result) : args;
       if (result.idempotent_replay === true) continue;
-      if (!(await sub.next(seen, deadline - Date.now(), signal))) {
+      const left = deadline - Date.now();
+      const recheck = spec.recheckMs?.(result) ?? null;
+      const woke = await sub.next(seen, recheck === null ? left : Math.min(left, recheck), signal);
+      if (!woke && (recheck === null || recheck >= left || signal?.aborted)) {
         return { ...result, waited_ms: Date.now() - started };
       }
     }

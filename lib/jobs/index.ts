@@ -8,6 +8,7 @@ import './reaper';
 import './leases';
 import './council';
 import './workflows';
+import './webhooks';
 import type { Db } from '../db/types';
 import { JobWorker, type WorkerOptions } from './worker';
 import { env } from '../shared/env';

@@ -85,6 +85,8 @@ export const NOT_EXPORTED: Readonly<Record<string, string>> = {
   'public.code_graph_files': 'part of a code graph (derived from the code)',
   'public.code_graph_imports': 'part of a code graph (derived from the code)',
   'public.code_graph_cycles': 'part of a code graph (derived from the code)',
+  'public.webhooks': 'their signing secrets are credentials of this server: add the webhooks again after an import',
+  'public.webhook_deliveries': 'the delivery log of this server\'s webhooks',
 };
 
 export const EXPORT_FORMAT = 'bullpen.workspace-export';
@@ -152,7 +154,8 @@ function splitName(table: string): [string, string] {
 /** The export tables this database has, with their columns and primary keys, from the catalog. */
 async function presentTables(db: Db): Promise<TableInfo[]> {
   const rows = await db.query<{ schema: string; name: string; column: string; generated: boolean; identity_always: boolean; pk_pos: number | null }>(
-    `select n.nspname as schema, c.relname as name, a.attname as column, a.attgenerated <> '' as generated,
+    // a transaction id (activity.xid, event_poll's order) is this server's, like a generated column
+    `select n.nspname as schema, c.relname as name, a.attname as column, a.attgenerated <> '' or a.atttypid = 'pg_catalog.xid8'::regtype as generated,
             a.attidentity = 'a' as identity_always,
             array_position(i.indkey::int2[], a.attnum) as pk_pos
        from pg_class c

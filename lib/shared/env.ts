@@ -157,6 +157,15 @@ export const ENV_VARS = [
     description: 'USD per million tokens by model, added to or replacing the built-in table that prices usage reported without a cost: JSON `{"my-model": {"in": 1, "out": 4, "cache_read": 0.1, "cache_write": 1.25}}` or the path of a JSON file',
     audience: 'server',
   },
+  // events
+  {
+    name: 'BULLPEN_WEBHOOK_ALLOW',
+    defaultText: 'unset (public addresses only)',
+    description:
+      'webhook URLs that may reach private, loopback or link-local addresses: hosts, IPs or CIDRs (`127.0.0.1`, `10.0.0.0/8`, `hooks.internal`), comma-separated, or `*`; in development (`NODE_ENV=development`) every address is allowed',
+    audience: 'server',
+  },
+  { name: 'BULLPEN_WEBHOOK_TIMEOUT_MS', default: '10000', description: 'how long one webhook delivery may take before it counts as failed (and is retried)', audience: 'server' },
   // files
   { name: 'BULLPEN_FILES_DIR', defaultText: '`files` beside the data dir', description: 'where uploaded attachment files are kept (embedded storage)', audience: 'server' },
   { name: 'BULLPEN_MAX_UPLOAD_BYTES', default: '26214400', defaultText: '`26214400` (25 MiB)', description: 'largest uploaded file; larger → 413 naming the limit', audience: 'server' },
@@ -191,6 +200,7 @@ export const ENV_VARS = [
   // set by Bullpen itself
   { name: 'BULLPEN_ROOT', defaultText: 'the package directory', description: 'where the app and its SQL files live; `bin/bullpen.mjs` sets it', audience: 'internal' },
   { name: 'BULLPEN_ADMIN_TOKEN', defaultText: 'random per start', description: "the per-start token of the admin routes the CLI uses; `bullpen start` sets it and writes it to `server.json`", audience: 'internal' },
+  { name: 'NODE_ENV', defaultText: 'set by Next.js', description: '`development` under `bullpen start --dev`: webhooks may reach private addresses', audience: 'internal' },
   { name: 'npm_package_version', defaultText: 'set by npm', description: 'the release a fixture made by `scripts/make-upgrade-fixture.ts` is named after', audience: 'internal' },
 ] as const satisfies readonly EnvVar[];
 

@@ -215,6 +215,23 @@ describe('output contracts', () => {
     }
   });
 
+  it('events: an event published and polled, a webhook added (secret once), listed with its deliveries, removed', async () => {
+    const start = ok(await t.agent.call('event_poll', { types: ['outputs.*'] })).next_cursor;
+    ok(await t.agent.call('event_publish', { event_type: 'outputs.checked', payload: { n: 1 }, project_id: 'PAY' }));
+    expect(ok(await t.agent.call('event_poll', { since_cursor: start, types: ['outputs.*'], wait_seconds: 1 })).events).toHaveLength(1);
+    const saved = process.env.BULLPEN_WEBHOOK_ALLOW;
+    process.env.BULLPEN_WEBHOOK_ALLOW = '127.0.0.1';
+    try {
+      const w = ok(await t.human.call('webhook_add', { url: 'http://127.0.0.1:9/hook', events: ['outputs.*'], recipient: other.id }));
+      ok(await t.agent.call('event_publish', { event_type: 'outputs.again', payload: {} }));
+      ok(await t.human.call('webhook_list', { webhook_id: w.webhook.id }));
+      ok(await t.human.call('webhook_remove', { webhook_id: w.webhook.id }));
+    } finally {
+      if (saved === undefined) delete process.env.BULLPEN_WEBHOOK_ALLOW;
+      else process.env.BULLPEN_WEBHOOK_ALLOW = saved;
+    }
+  });
+
   it('routing: task_recover of another agent\'s lease by a person', async () => {
     const made = ok(await t.human.call('task_create', { project_id: 'PAY', title: 'stranded', requires_capabilities: [] }));
     ok(await other.call('task_claim', { task_id: made.task_id }));
