@@ -67,16 +67,9 @@ export const codeGraphUploadInput = z.strictObject({
   cycles: z.array(fileNumber).max(40_000).optional().meta(docs("flat: each loop's length, then its file numbers")),
   done: z.boolean().optional().meta(docs('last batch: swap the graph in')),
   idempotency_key: idempotencyKey.optional(),
-})
-  .refine((v) => v.dependents === undefined || v.dependents.length === (v.files?.length ?? 0), {
-    path: ['dependents'],
-    message: 'dependents: one count per file of the batch',
-  })
-  .refine((v) => (v.imports?.length ?? 0) % 2 === 0, { path: ['imports'], message: 'imports: pairs of file numbers (an even count)' })
-  .refine((v) => loopsOf(v.cycles ?? []) !== null, {
-    path: ['cycles'],
-    message: "cycles: each loop's length (2 or more), then that many file numbers",
-  });
+});
+// How the flat lists fit together (one dependents count per file, imports in pairs, cycles as
+// length-prefixed loops) is checked by code_graph_upload in SQL, which names the field it refuses.
 
 /** Splits the flat cycles field into loops; null when it does not add up. */
 export function loopsOf(flat: readonly number[]): number[][] | null {

@@ -129,7 +129,7 @@ function candidatesFor(field: string, pool: IdPool): string[] {
   const f = field.toLowerCase();
   if (/actor|mentions|owner|assignee|reviewer/.test(f)) return [...pool.actorIds, 'me'];
   if (/comment/.test(f)) return pool.commentIds;
-  if (/handoff|notification|item|decision|note|skill|repo|run|code_ref|attachment|request|supersedes/.test(f)) return pool.otherIds.length ? pool.otherIds : pool.taskIds;
+  if (/handoff|notification|item|decision|note|skill|repo|run|code_ref|attachment|request|supersedes|upload|instance|webhook|document|chunk|budget/.test(f)) return pool.otherIds.length ? pool.otherIds : pool.taskIds;
   if (/task|depends/.test(f)) return [...pool.taskIds, ...pool.taskRefs];
   if (/project/.test(f) || f === 'project') return [...pool.projectIds, ...pool.projectKeys];
   if (f === 'object_id') return [...pool.taskRefs, ...pool.taskIds, ...pool.projectKeys, ...pool.projectIds];

@@ -217,6 +217,13 @@ begin
   if v_replay is not null then
     return v_replay;
   end if;
+  if jsonb_typeof(p -> 'dependents') = 'array'
+     and jsonb_array_length(p -> 'dependents') <> coalesce(jsonb_array_length(case when jsonb_typeof(p -> 'files') = 'array' then p -> 'files' end), 0) then
+    perform bullpen.fail('VALIDATION_ERROR', 'dependents: one count per file of the batch');
+  end if;
+  if jsonb_typeof(p -> 'imports') = 'array' and jsonb_array_length(p -> 'imports') % 2 = 1 then
+    perform bullpen.fail('VALIDATION_ERROR', 'imports: pairs of file numbers (an even count)');
+  end if;
   v_repo := bullpen.resolve_repository(p ->> 'repository_id', null);
   if p ->> 'upload_id' is null then
     delete from public.code_graphs g
