@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { projectRef, uuid } from './fields';
 import { roomReadable } from './scope-rooms';
-import { decisionRow, id, noteRow } from './rows';
+import { decisionRow, handoffRow, id, noteRow } from './rows';
 import { defineTool, type ToolDef } from './tool';
 
 /**
@@ -17,6 +17,9 @@ export const noteItemInput = z.strictObject({ id: uuid, kind: z.enum(['guideline
 export const noteItemOutput = z.strictObject({ note: noteRow });
 export const decisionItemInput = z.strictObject({ id: uuid });
 export const decisionItemOutput = z.strictObject({ decision: decisionRow });
+
+export const handoffItemInput = z.strictObject({ id: uuid });
+export const handoffItemOutput = z.strictObject({ handoff: handoffRow });
 
 export const projectSummaryInput = z.strictObject({ project: projectRef });
 const counted = z.record(z.string(), z.number().int().nonnegative());
@@ -82,6 +85,15 @@ export const readers: readonly ToolDef[] = [
     description: 'One decision by id (bullpen://decision/{id}).',
     input: decisionItemInput,
     output: decisionItemOutput,
+    kind: 'read',
+  }),
+  defineTool({
+    name: 'handoff_item',
+    room: 'handoffs',
+    title: 'Read one handoff',
+    description: 'One handoff by id (the handoff_brief prompt).',
+    input: handoffItemInput,
+    output: handoffItemOutput,
     kind: 'read',
   }),
   defineTool({

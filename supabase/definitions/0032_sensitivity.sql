@@ -78,6 +78,19 @@ end
 $$;
 alter function public.decision_item(jsonb) owner to bullpen_writer;
 
+/** One handoff by id, for the handoff_brief prompt: every handoff of the workspace is readable (as handoff_query shows). */
+create or replace function public.handoff_item(p jsonb) returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  perform bullpen.require_actor();
+  return jsonb_build_object('handoff', bullpen.handoff_json(bullpen.resolve_handoff(p ->> 'id', 'id')));
+end
+$$;
+alter function public.handoff_item(jsonb) owner to bullpen_writer;
+
 /**
  * What a project holds, for the summarize_project prompt: counts by type, top tags, the newest
  * additions, key (accepted) decisions, active patterns and open risks (blocked tasks, proposed
@@ -168,9 +181,12 @@ revoke all on function public.note_item(jsonb) from public, anon;
 grant execute on function public.note_item(jsonb) to authenticated, service_role;
 revoke all on function public.decision_item(jsonb) from public, anon;
 grant execute on function public.decision_item(jsonb) to authenticated, service_role;
+revoke all on function public.handoff_item(jsonb) from public, anon;
+grant execute on function public.handoff_item(jsonb) to authenticated, service_role;
 revoke all on function public.project_summary(jsonb) from public, anon;
 grant execute on function public.project_summary(jsonb) to authenticated, service_role;
 
 comment on function public.note_item(jsonb) is 'One note by id, as the MCP resources read it; sensitive notes only for callers that may see them.';
 comment on function public.decision_item(jsonb) is 'One decision by id, as the MCP resources read it.';
+comment on function public.handoff_item(jsonb) is 'One handoff by id, as the handoff_brief prompt reads it.';
 comment on function public.project_summary(jsonb) is 'Counts by type, top tags, recent additions, key decisions, active patterns and open risks of one project (the summarize_project prompt).';
