@@ -55,6 +55,7 @@ function NoteDialog({ onClose }: { onClose: () => void }) {
   const [project, setProject] = useState('');
   const [tags, setTags] = useState('');
   const [expires, setExpires] = useState('');
+  const [sensitive, setSensitive] = useState(false);
   const { busy, submitter } = useSubmitting();
   const submit = submitter(title.trim() && body.trim(), async () => {
     const res = await writeTool<{ embedding_status: string }>('knowledge_write', {
@@ -64,6 +65,7 @@ function NoteDialog({ onClose }: { onClose: () => void }) {
       ...(project ? { project_id: project } : {}),
       ...(tags.trim() ? { tags: [...new Set(tags.split(',').map((t) => t.trim()).filter(Boolean))] } : {}),
       ...(expires ? { expires_at: new Date(expires).toISOString() } : {}),
+      ...(sensitive ? { sensitivity: 'sensitive' } : {}),
     });
     toast.success('Note saved', res.embedding_status === 'pending' ? 'searchable by meaning in a moment' : undefined);
     onClose();
@@ -84,6 +86,9 @@ function NoteDialog({ onClose }: { onClose: () => void }) {
           <input value={tags} onChange={(e) => setTags(e.target.value)} placeholder="tags, comma-separated" aria-label="Tags" className={`${field} h-8`} />
           <input type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} aria-label="Expires" title="Expires (optional)" className={`${field} h-8`} />
         </div>
+        <label className="flex items-center gap-1.5 text-[12px] text-zinc-600" title="Only people and keys with the sensitive scope see a sensitive note">
+          <input type="checkbox" checked={sensitive} onChange={(e) => setSensitive(e.target.checked)} aria-label="Sensitive" /> Sensitive: hidden from keys without the sensitive scope
+        </label>
       </div>
       <FormActions className="border-t border-zinc-100 px-4 py-2.5" onCancel={onClose} disabled={!title.trim() || !body.trim() || busy} submitLabel="Save note" />
     </ModalForm>
@@ -99,12 +104,14 @@ export function KnowledgeView() {
   const [kind, setKind] = useState('');
   const [tag, setTag] = useState('');
   const [project, setProject] = useState('');
+  const [sensitivity, setSensitivity] = useState<'' | NoteHit['sensitivity']>('');
   const [lexical, setLexical] = useState(false);
   const [open, setOpen] = useState<string | null>(params.get('note'));
   const [writing, setWriting] = useState(false);
   const query = useDebounced(q.trim(), 250);
   const notes = useNotes({ q: query || undefined, kind: kind || undefined, tag: tag || undefined, project_id: project || undefined, lexical_only: lexical });
-  const rows = notes.data?.results ?? [];
+  // people see every note; the filter narrows the page to normal or sensitive ones
+  const rows = (notes.data?.results ?? []).filter((n) => !sensitivity || n.sensitivity === sensitivity);
   const tags = useMemo(() => [...new Set(rows.flatMap((n) => n.tags))].sort(), [rows]);
   const view = knowledgeView(params.get('view'));
 
@@ -143,6 +150,11 @@ export function KnowledgeView() {
             <option value="">All tags</option>
             {[...new Set([...tags, ...(tag ? [tag] : [])])].map((t) => <option key={t} value={t}>#{t}</option>)}
           </select>
+          <select aria-label="Sensitivity" value={sensitivity} onChange={(e) => setSensitivity(e.target.value as typeof sensitivity)} className="h-7 rounded-md border border-zinc-200 bg-white px-2 text-[12px]">
+            <option value="">Any sensitivity</option>
+            <option value="normal">Normal</option>
+            <option value="sensitive">Sensitive</option>
+          </select>
           <select aria-label="Project" value={project} onChange={(e) => setProject(e.target.value)} className="h-7 rounded-md border border-zinc-200 bg-white px-2 text-[12px]">
             <option value="">All projects</option>
             {projects.data?.map((p) => <option key={p.id} value={p.id}>{p.key}</option>)}
@@ -167,6 +179,11 @@ export function KnowledgeView() {
             <li key={n.id} data-testid="note" data-note-id={n.id} className="rounded-lg border border-zinc-200 bg-white">
               <button onClick={() => setOpen((o) => (o === n.id ? null : n.id))} className="flex w-full items-start gap-2 px-3 py-2 text-left">
                 <span className="mt-0.5 rounded bg-zinc-100 px-1.5 text-[10px] font-medium tracking-wide text-zinc-600 uppercase">{n.kind}</span>
+                {n.sensitivity === 'sensitive' && (
+                  <span className="mt-0.5 rounded bg-rose-50 px-1.5 text-[10px] font-medium tracking-wide text-rose-700 uppercase" data-testid="note-sensitive" title="Seen only by people and keys with the sensitive scope">
+                    sensitive
+                  </span>
+                )}
                 <span className="min-w-0 flex-1">
                   <span className="block truncate text-[13px] font-medium" data-testid="note-title">{n.title}</span>
                   <span className="mt-0.5 flex flex-wrap gap-x-2 text-[11px] text-zinc-500">

@@ -169,7 +169,7 @@ export function createAgent(who: Who, input: unknown): Promise<Envelope> {
       scopes = parseScopes(args.scopes);
     } catch (err) {
       if (!(err instanceof ScopeError)) throw err;
-      throw new EnvelopeError(toolError('VALIDATION_ERROR', `scopes: ${err.message}`, 'a room, a room:read, or read, comma-separated', { fields: ['scopes'] }));
+      throw new EnvelopeError(toolError('VALIDATION_ERROR', `scopes: ${err.message}`, 'a room, a room:read, read, or sensitive (also sees sensitive notes), comma-separated', { fields: ['scopes'] }));
     }
     const key = await mintKey(who.db, who.claims.tenant_id, actor.id, args.label ?? `${args.name} key (console)`, {
       scopes,

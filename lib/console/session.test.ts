@@ -25,7 +25,8 @@ describe('console sessions', () => {
     const claims = await verifySession(token, { secret });
     expect(claims).toMatchObject({ sub: ids.actor_id, role: 'authenticated', kind: 'human', ...ids });
     expect(claims!.exp * 1000).toBe(expires_at.getTime());
-    expect(toDbClaims(claims!)).toEqual({ sub: ids.actor_id, role: 'authenticated', kind: 'human', tenant_id: ids.tenant_id, actor_id: ids.actor_id });
+    // people in the console see sensitive notes (bullpen.can_see_sensitive())
+    expect(toDbClaims(claims!)).toEqual({ sub: ids.actor_id, role: 'authenticated', kind: 'human', tenant_id: ids.tenant_id, actor_id: ids.actor_id, sensitive: true });
   });
 
   it('refuse a forged signature, a tampered payload and alg none', async () => {

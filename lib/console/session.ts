@@ -125,7 +125,8 @@ export async function verifySession(
 
 /** The claims a session runs under in the database (request.jwt.claims). */
 export function toDbClaims(s: { sub: string; tenant_id: string; actor_id: string }): Claims {
-  return { sub: s.sub, role: 'authenticated', tenant_id: s.tenant_id, actor_id: s.actor_id, kind: 'human' };
+  // people in the console see sensitive items (keys need the sensitive scope)
+  return { sub: s.sub, role: 'authenticated', tenant_id: s.tenant_id, actor_id: s.actor_id, kind: 'human', sensitive: true };
 }
 
 /** Cookie attributes for the session: httpOnly, SameSite=Lax, Path=/, no Domain, Secure on https. */

@@ -78,7 +78,9 @@ export function inspectInput(input: unknown): { path: string; message: string } 
 
 function derivedKey(tool: ToolDef, input: unknown, ctx: ToolContext): string {
   const h = createHash('sha256')
-    .update(`${tool.name}\n${canonicalJson(input)}\n${ctx.claims.actor_id}\n${ctx.claims.run_id ?? ''}`)
+    // a sensitive caller's replays are its own: the same actor's normal key must not replay an
+    // answer that named a sensitive note (supabase/migrations/0032_sensitivity.sql)
+    .update(`${tool.name}\n${canonicalJson(input)}\n${ctx.claims.actor_id}\n${ctx.claims.run_id ?? ''}${ctx.claims.sensitive ? '\nsensitive' : ''}`)
     .digest('hex');
   return `auto:${h.slice(0, 40)}`;
 }
@@ -95,6 +97,16 @@ export async function execute(ctx: ToolContext, name: string, rawInput: unknown)
       error: toolError('VALIDATION_ERROR', `name: unknown tool ${JSON.stringify(String(name).slice(0, 100))}`, 'call guide() or tools/list for the tools there are', { fields: ['name'] }),
     };
   }
+  return executeDef(ctx, tool, rawInput);
+}
+
+/**
+ * The executor's path for a definition that is not in the tool list: the reads behind MCP
+ * resources and prompts (lib/core/resources.ts) run exactly as tools do, through the same
+ * normalize → validate → scopes → RPC → envelope steps. Never throws.
+ */
+export async function executeDef(ctx: ToolContext, tool: ToolDef, rawInput: unknown): Promise<Envelope> {
+  const name = tool.name;
   const unfit = inspectInput(rawInput);
   if (unfit) {
     return {

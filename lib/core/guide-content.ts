@@ -649,6 +649,10 @@ To see the context of something, walk its neighbourhood:
 Each node has its \`distance\`, the \`path\` of relations that reached it, the product of the strengths along it, and the \`shared_tags\` it has with the start; the nearest and strongest come first. Deleting or purging an object removes its links.
 
 For keywords across everything (tasks, decisions, comments, handoffs, skills), use \`search\`: \`{"tool": "search", "arguments": {"q": "PAYMENTS_SANDBOX"}}\`. It matches words, not meaning.
+
+A note about people, money or secrets-adjacent matters can be marked \`sensitivity: "sensitive"\` on knowledge_write (or knowledge_update's patch). Only keys with the \`sensitive\` scope, and people in the console, see it: for every other key it is absent from search, reads, related objects, briefs, resources and prompts, and its comment thread with it. Never put secrets in notes at all.
+
+The same memory is reachable as MCP resources (Markdown with a small front matter): \`bullpen://note/{id}\`, \`bullpen://decision/{id}\`, \`bullpen://guideline/{id}\`, \`bullpen://project/{key}/notes\`, \`…/decisions\`, \`…/guidelines\`. Prompts build a starting message from the ledger: \`summarize_project\`, \`find_related\`, \`start_task\` (the task, its criteria, related decisions, guidelines and notes) and \`handoff_brief\`.
 `;
 
 const SKILLS = `

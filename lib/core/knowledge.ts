@@ -8,6 +8,8 @@ import { id, nextCursor, noteHit, noteKind, noteRow, searchMode, writeResult } f
 const tag = z.string().min(1).max(64);
 // guidelines and patterns: a project guideline shadows a shared one of the same language, category and title
 const facet = z.string().min(1).max(64);
+// a sensitive note: seen only by keys with the sensitive scope and by people (docs/security.md)
+const sensitivity = z.enum(['normal', 'sensitive']);
 const expiresAt = z.iso.datetime({ offset: true }).meta(docs('then it is purged'));
 
 export const knowledgeWriteInput = z.strictObject({
@@ -20,6 +22,7 @@ export const knowledgeWriteInput = z.strictObject({
   category: facet.optional(),
   expires_at: expiresAt.optional(),
   related_task_ids: relatedTaskIds.optional(),
+  sensitivity: sensitivity.optional(),
   idempotency_key: idempotencyKey.optional(),
 });
 export type KnowledgeWriteInput = z.infer<typeof knowledgeWriteInput>;
@@ -47,6 +50,7 @@ export const knowledgeUpdateInput = z.strictObject({
       project_id: projectRef.nullable().optional(),
       expires_at: expiresAt.nullable().optional().describe('null keeps it for good'),
       related_task_ids: relatedTaskIds.optional().meta(docs('replaces them')),
+      sensitivity: sensitivity.optional(),
     })
     .refine((p) => Object.keys(p).length > 0, 'name at least one field to change')
     .optional()

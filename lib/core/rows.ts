@@ -672,6 +672,7 @@ export const noteRow = z
     tags: z.array(z.string()),
     language: z.string().nullable(),
     category: z.string().nullable(),
+    sensitivity: z.enum(['normal', 'sensitive']).describe('sensitive: only keys with the sensitive scope see it'),
     expires_at: timestamp.nullable(),
     version: z.number().int().positive(),
     superseded_by: id.nullable().describe('the note that replaced this one; hidden from search'),

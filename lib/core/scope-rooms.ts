@@ -7,7 +7,8 @@ type Scopes = readonly string[] | null;
 
 /** Whether a key with these scopes may read a room: a whole-room scope, its `:read`, or `read`. */
 export function roomReadable(room: string, scopes: Scopes): boolean {
-  if (!scopes) return true;
+  // `sensitive` is a modifier (scopes.ts): a key scoped to it alone reads every room
+  if (!scopes || scopes.every((s) => s === 'sensitive')) return true;
   return scopes.some((s) => s === 'read' || s === room || s === `${room}:read`);
 }
 

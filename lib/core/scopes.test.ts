@@ -22,6 +22,14 @@ describe('parseScopes', () => {
     expect(() => parseScopes('tasks:admin')).toThrow(/scope "tasks:admin"/);
     expect(() => parseScopes('tasks;drop')).toThrow(ScopeError);
   });
+  it('takes sensitive as a modifier: alone (or with all) it is every tool plus sensitive items', () => {
+    expect(parseScopes('sensitive')).toEqual(['sensitive']);
+    expect(parseScopes('all,sensitive')).toEqual(['sensitive']);
+    expect(parseScopes('knowledge:read, sensitive')).toEqual(['knowledge:read', 'sensitive']);
+    expect(toolAllowed(tool('task_create'), ['sensitive'])).toBe(true);
+    expect(toolAllowed(tool('knowledge_search'), ['knowledge:read', 'sensitive'])).toBe(true);
+    expect(toolAllowed(tool('task_create'), ['knowledge:read', 'sensitive'])).toBe(false);
+  });
   it('knows every room of the registry', () => {
     expect(scopeRooms()).toEqual(expect.arrayContaining(['identity', 'projects', 'tasks', 'comments', 'guide']));
   });

@@ -7,9 +7,22 @@ import type { ToolDef } from './tool';
  * - `ROOM`: every tool of that room (the registry's `room`), reads and writes;
  * - `ROOM:read`: that room's read tools only (`ROOM:write` is the same as `ROOM`).
  * `guide` and `whoami` answer every key: they are how an agent orients, and show only its own view.
+ * - `sensitive`: a modifier, not a room: the key also sees sensitive items (notes marked sensitive;
+ *   bullpen.can_see_sensitive() in SQL). It grants no tool: `sensitive` alone is every tool plus
+ *   sensitive items, `knowledge:read,sensitive` is knowledge's reads plus sensitive items.
  */
 
 export type Scopes = readonly string[] | null;
+
+/** The scope that lets a key see sensitive items (carried to SQL as claims.sensitive). */
+export const SENSITIVE_SCOPE = 'sensitive';
+
+/** The scopes that narrow tools (modifiers such as `sensitive` left out); null when none narrow. */
+export function toolScopes(scopes: Scopes): Scopes {
+  if (!scopes || !scopes.includes(SENSITIVE_SCOPE)) return scopes;
+  const rooms = scopes.filter((s) => s !== SENSITIVE_SCOPE);
+  return rooms.length ? rooms : null;
+}
 
 /** Tools every key may call, whatever its scopes. */
 export const ALWAYS_ALLOWED: readonly string[] = ['guide', 'whoami'];
@@ -29,16 +42,17 @@ export class ScopeError extends Error {}
 export function parseScopes(input: string | readonly string[] | null | undefined): Scopes {
   if (input == null) return null;
   const parts = (typeof input === 'string' ? input.split(',') : [...input]).map((s) => s.trim().toLowerCase()).filter(Boolean);
-  if (parts.length === 0 || parts.some((p) => p === 'all' || p === '*')) return null;
+  const sensitive = parts.includes(SENSITIVE_SCOPE);
+  if (parts.length === 0 || parts.some((p) => p === 'all' || p === '*')) return sensitive ? [SENSITIVE_SCOPE] : null;
   const rooms = scopeRooms();
   const out = new Set<string>();
   for (const p of parts) {
-    if (p === 'read') {
-      out.add('read');
+    if (p === 'read' || p === SENSITIVE_SCOPE) {
+      out.add(p);
       continue;
     }
     const m = p.match(/^([a-z][a-z_]*)(?::(read|write))?$/);
-    if (!m) throw new ScopeError(`scope "${p}": write ROOM, ROOM:read or read (rooms: ${rooms.join(', ')})`);
+    if (!m) throw new ScopeError(`scope "${p}": write ROOM, ROOM:read, read or sensitive (rooms: ${rooms.join(', ')})`);
     if (!rooms.includes(m[1])) throw new ScopeError(`scope "${p}": no room "${m[1]}" (rooms: ${rooms.join(', ')})`);
     out.add(m[2] === 'read' ? `${m[1]}:read` : m[1]);
   }
@@ -49,7 +63,8 @@ export function parseScopes(input: string | readonly string[] | null | undefined
 }
 
 /** Whether a key with these scopes may call the tool. */
-export function toolAllowed(tool: Pick<ToolDef, 'name' | 'room' | 'kind'>, scopes: Scopes): boolean {
+export function toolAllowed(tool: Pick<ToolDef, 'name' | 'room' | 'kind'>, keyScopes: Scopes): boolean {
+  const scopes = toolScopes(keyScopes);
   if (!scopes) return true;
   if (ALWAYS_ALLOWED.includes(tool.name)) return true;
   for (const s of scopes) {

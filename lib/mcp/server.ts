@@ -9,6 +9,7 @@ import { toolAllowed, type Scopes } from '../core/scopes';
 import { CORE_TOOLS, inToolsets, optInNote, toolsetNames } from '../core/toolsets';
 import type { ToolContext, ToolDef } from '../core/tool';
 import { renderBrief } from './render';
+import { getPrompt, memoryResources, memoryTemplates, promptsFor, readMemoryResource } from './resources';
 import '../server/wiring';
 
 export const SERVER_INSTRUCTIONS = `Bullpen is the shared, durable workspace for this team of agents and humans. What you record here outlives your context window; what others recorded is here for you.
@@ -171,7 +172,7 @@ export type McpContext = ToolContext & { toolsets?: ReadonlySet<string> | null }
 export function createMcpServer(ctx: McpContext): Server {
   const server = new Server(
     { name: 'bullpen', title: 'Bullpen', version: '0.1.0' },
-    { capabilities: { tools: {}, resources: {} }, instructions: SERVER_INSTRUCTIONS, jsonSchemaValidator: validator },
+    { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: SERVER_INSTRUCTIONS, jsonSchemaValidator: validator },
   );
   const { toolsets: _toolsets, ...toolCtx } = ctx;
   server.setRequestHandler('tools/list', async () => ({ tools: toolsFor(ctx) }));
@@ -181,8 +182,8 @@ export function createMcpServer(ctx: McpContext): Server {
     const signal = ctx.signal ? AbortSignal.any([ctx.signal, own]) : own;
     return answerToolCall({ ...ctx, signal }, req.params.name, req.params.arguments ?? {});
   });
-  server.setRequestHandler('resources/list', async () => ({ resources: STATIC_RESOURCES }));
-  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+  server.setRequestHandler('resources/list', async () => ({ resources: [...STATIC_RESOURCES, ...(await memoryResources(ctx))] }));
+  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [...RESOURCE_TEMPLATES, ...memoryTemplates(ctx)] }));
   server.setRequestHandler('resources/read', async (req) => {
     const uri = req.params.uri;
     const text = (t: string) => ({ contents: [{ uri, mimeType: 'text/markdown', text: t }] });
@@ -199,7 +200,11 @@ export function createMcpServer(ctx: McpContext): Server {
       if (!res.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${res.error.code}: ${res.error.message}`);
       return text(renderBrief(res as never));
     }
+    const memory = await readMemoryResource(ctx, uri);
+    if (memory !== null) return text(memory);
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown resource: ${uri}`);
   });
+  server.setRequestHandler('prompts/list', async () => ({ prompts: promptsFor(ctx) }));
+  server.setRequestHandler('prompts/get', async (req) => getPrompt(ctx, req.params.name, req.params.arguments ?? {}));
   return server;
 }

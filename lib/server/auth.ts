@@ -1,7 +1,7 @@
 import { toolError, type ToolError } from '../core/errors';
 import { getTool } from '../core/registry';
 import { normalizeRemote } from '../core/remote';
-import { scopeFor, toolAllowed } from '../core/scopes';
+import { SENSITIVE_SCOPE, scopeFor, toolAllowed } from '../core/scopes';
 import type { Claims, Db } from '../db/types';
 import { hashKey } from './keys';
 import { getLimits, type Limits, type Refusal } from './limits';
@@ -173,6 +173,7 @@ export async function authenticateKey(
     run_id: ctx.run_id ?? derivedRunKey(r.key_id, opts.sessionId ?? null),
     kind: r.kind,
   };
+  if (r.scopes?.includes(SENSITIVE_SCOPE)) claims.sensitive = true;
   if (ctx.parent_run_id) claims.parent_run_id = ctx.parent_run_id;
   if (ctx.run_group) claims.run_group = ctx.run_group;
   if (ctx.repo) claims.repo = ctx.repo;

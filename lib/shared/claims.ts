@@ -15,6 +15,8 @@ export type Claims = {
   /** The repository the caller stands in, as a credential-free remote URL (X-Bullpen-Repo). */
   repo?: string | null;
   kind?: 'agent' | 'human' | 'service';
+  /** May see sensitive items (bullpen.can_see_sensitive()): a key with the sensitive scope, or a person's session. */
+  sensitive?: boolean;
 };
 
 export type Row = Record<string, unknown>;

@@ -561,6 +561,7 @@ as $$
 declare
   v_targets uuid[] := coalesce(new.mentions, '{}');
   v_where text;
+  v_sensitive boolean := false;
   v_project uuid;
   v_task uuid;
   v_r uuid;
@@ -587,7 +588,11 @@ begin
     select d.project_id, format('decision "%s"', left(d.title, 80)) into v_project, v_where from public.decisions d
      where d.tenant_id = new.tenant_id and d.id = new.object_id;
   elsif new.object_type = 'note' then
-    select n.project_id, format('note "%s"', left(n.title, 80)) into v_project, v_where from public.knowledge_notes n
+    -- a sensitive note's mention names neither the note nor the comment: the recipient may read
+    -- its inbox with a key that may not see it (supabase/migrations/0032_sensitivity.sql)
+    select n.project_id, case when n.sensitivity = 'sensitive' then 'a sensitive note' else format('note "%s"', left(n.title, 80)) end,
+           n.sensitivity = 'sensitive'
+      into v_project, v_where, v_sensitive from public.knowledge_notes n
      where n.tenant_id = new.tenant_id and n.id = new.object_id;
   elsif new.object_type = 'handoff' then
     select h.related_project_id, h.related_task_id, format('%s "%s"', h.kind, left(h.title, 80)) into v_project, v_task, v_where
@@ -596,7 +601,8 @@ begin
   for v_r in select distinct x from unnest(v_targets) x loop
     perform bullpen.notify(new.tenant_id, v_r, 'comment.mentioned',
       format('%s mentioned you on %s', v_author, coalesce(v_where, new.object_type)),
-      left(new.body, 2000), v_project, v_task, null, new.id);
+      case when v_sensitive then 'read the comment with a key that has the sensitive scope, or in the console' else left(new.body, 2000) end,
+      v_project, v_task, null, new.id);
   end loop;
   return null;
 end

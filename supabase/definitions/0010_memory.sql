@@ -230,7 +230,7 @@ begin
     'id', n.id, 'project_id', n.project_id,
     'project_key', (select pr.key from public.projects pr where pr.tenant_id = n.tenant_id and pr.id = n.project_id),
     'kind', n.kind, 'title', n.title, 'tags', to_jsonb(n.tags), 'language', n.language, 'category', n.category,
-    'expires_at', n.expires_at, 'version', n.version,
+    'sensitivity', n.sensitivity, 'expires_at', n.expires_at, 'version', n.version,
     'superseded_by', n.superseded_by, 'retracted_at', n.retracted_at, 'retracted_reason', n.retracted_reason,
     -- a note linked `contradicts` to another shows the conflict wherever it is returned
     'conflicts', (select coalesce(jsonb_agg(jsonb_build_object('id', o.id, 'title', o.title, 'link_id', l.id) order by o.created_at, o.id), '[]'::jsonb)
@@ -606,12 +606,13 @@ begin
     perform bullpen.fail('VALIDATION_ERROR', 'expires_at: must be in the future', 'omit expires_at for a note that lasts');
   end if;
   v_tasks := bullpen.memory_task_ids(p -> 'related_task_ids');
+  perform bullpen.assert_sensitivity(p ->> 'sensitivity', 'sensitivity');
   insert into public.knowledge_notes (tenant_id, project_id, kind, language, category, title, body, tags, expires_at, author_actor_id,
-                                      updated_by_actor_id, run_id, content_hash, embedding_status)
+                                      updated_by_actor_id, run_id, content_hash, embedding_status, sensitivity)
   values (bullpen.tenant_id(), v_project.id, coalesce(p ->> 'kind', 'note'), p ->> 'language', p ->> 'category', p ->> 'title', p ->> 'body',
           array(select distinct unnest(bullpen.text_array(p -> 'tags'))), v_expires, bullpen.actor_id(), bullpen.actor_id(),
           bullpen.run_id(), bullpen.memory_hash(bullpen.note_embed_text(p ->> 'title', p ->> 'body')),
-          case when bullpen.memory_vectors_available() then 'pending' else 'unavailable' end)
+          case when bullpen.memory_vectors_available() then 'pending' else 'unavailable' end, coalesce(p ->> 'sensitivity', 'normal'))
   returning * into v_note;
   insert into public.note_tasks (tenant_id, note_id, task_id) select v_note.tenant_id, v_note.id, unnest(v_tasks);
   perform bullpen.log('note.written', 'note', v_note.id, v_note.project_id, format('%s: %s', v_note.kind, v_note.title),
@@ -664,6 +665,10 @@ begin
   v_new.body := coalesce(v_patch ->> 'body', v_note.body);
   v_new.kind := coalesce(v_patch ->> 'kind', v_note.kind);
   if v_patch ? 'language' then v_new.language := v_patch ->> 'language'; end if;
+  if v_patch ? 'sensitivity' then
+    perform bullpen.assert_sensitivity(v_patch ->> 'sensitivity', 'patch.sensitivity');
+    v_new.sensitivity := v_patch ->> 'sensitivity';
+  end if;
   if v_patch ? 'category' then v_new.category := v_patch ->> 'category'; end if;
   if v_patch ? 'tags' then
     v_new.tags := array(select distinct unnest(bullpen.text_array(v_patch -> 'tags')));
@@ -680,6 +685,7 @@ begin
   if v_new.tags is distinct from v_note.tags then v_changed := array_append(v_changed, 'tags'); end if;
   if v_new.language is distinct from v_note.language then v_changed := array_append(v_changed, 'language'); end if;
   if v_new.category is distinct from v_note.category then v_changed := array_append(v_changed, 'category'); end if;
+  if v_new.sensitivity is distinct from v_note.sensitivity then v_changed := array_append(v_changed, 'sensitivity'); end if;
   if v_new.expires_at is distinct from v_note.expires_at then v_changed := array_append(v_changed, 'expires_at'); end if;
   if v_new.project_id is distinct from v_note.project_id then v_changed := array_append(v_changed, 'project_id'); end if;
   if v_patch ? 'related_task_ids' then
@@ -719,7 +725,7 @@ begin
   v_hash := bullpen.memory_hash(bullpen.note_embed_text(v_new.title, v_new.body));
   update public.knowledge_notes n
      set title = v_new.title, body = v_new.body, kind = v_new.kind, tags = v_new.tags, expires_at = v_new.expires_at,
-         language = v_new.language, category = v_new.category,
+         language = v_new.language, category = v_new.category, sensitivity = v_new.sensitivity,
          project_id = v_new.project_id, version = n.version + 1, updated_by_actor_id = bullpen.actor_id(),
          content_hash = v_hash,
          embedding_status = case when v_hash = n.content_hash then n.embedding_status

@@ -270,6 +270,8 @@ begin
       select nb.*, (v_frontier -> (nb.src_id::text) ->> 'strength')::float8 * nb.strength as total
         from nb
        where v_frontier -> (nb.src_id::text) ->> 'type' = nb.src_type and not (v_all ? nb.id::text)
+         -- a note the caller may not see (sensitive: the table's policy hides it) is no step on a path
+         and (nb.type <> 'note' or exists (select 1 from public.knowledge_notes n where n.tenant_id = v_tenant and n.id = nb.id))
     ), best as (
       select distinct on (scored.id) scored.* from scored order by scored.id, scored.total desc, scored.type
     )

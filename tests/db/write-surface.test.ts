@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../lib/core/registry';
+import { readers } from '../../lib/core/resources';
 import { claimsSql, sqlLiteral } from '../../lib/db/types';
 import { fails, freshDb, ok, seedTenant, target, type Tenant, type TestDb } from '../helpers/db';
 
@@ -87,7 +88,7 @@ describe('authenticated with valid claims', () => {
 
   it('cannot execute a helper: only the RPCs and the policies’ claim readers are callable', async () => {
     const allowed = new Set([
-      'bullpen.claims', 'bullpen.tenant_id', 'bullpen.actor_id', 'bullpen.auth_user_tenant_ids',
+      'bullpen.claims', 'bullpen.tenant_id', 'bullpen.actor_id', 'bullpen.auth_user_tenant_ids', 'bullpen.can_see_sensitive',
       'bullpen.change_head', 'bullpen.change_replay',
       // the file routes read one attachment under the caller's claims; owners triage feedback (checked inside)
       'bullpen.attachment_file', 'bullpen.feature_request_triage',
@@ -107,7 +108,8 @@ describe('authenticated with valid claims', () => {
   });
 
   it('reaches every public function only as a security definer RPC owned by bullpen_writer', async () => {
-    const tools = new Set(registry.filter((t) => !t.run).map((t) => t.name));
+    // the tools, and the reads behind MCP resources and prompts (lib/core/resources.ts)
+    const tools = new Set([...registry, ...readers].filter((t) => !t.run).map((t) => t.name));
     const fns = await db.query<{ name: string; callable: boolean; definer: boolean; owner: string; config: string[] | null }>(
       `select p.proname as name, has_function_privilege('authenticated', p.oid, 'execute') as callable,
               p.prosecdef as definer, pg_get_userbyid(p.proowner) as owner, p.proconfig as config

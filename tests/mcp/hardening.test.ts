@@ -106,8 +106,9 @@ describe('the Host allowlist', () => {
     expect(out.code).toBe(0);
   });
 
-  it('passes the conformance server scenarios that need no test fixtures: initialize, tools/list, ping, resources/list, tools/call errors', async () => {
-    for (const scenario of ['server-initialize', 'tools-list', 'ping', 'resources-list', 'tools-call-error']) {
+  it('passes the conformance server scenarios that need no test fixtures: initialize, tools/list, ping, resources/list, prompts/list, tools/call errors', async () => {
+    // the other resources and prompts scenarios read the suite's own fixtures (test://…, test_simple_prompt)
+    for (const scenario of ['server-initialize', 'tools-list', 'ping', 'resources-list', 'prompts-list', 'tools-call-error']) {
       const out = await conformance(scenario);
       expect(out.text, scenario).toMatch(/Passed: \d+\/\d+, 0 failed/);
       expect(out.code, scenario).toBe(0);

@@ -208,6 +208,19 @@ describe('resources', () => {
     expect(text).toContain('LOOP-1');
     await expect(client.readResource({ uri: 'bullpen://project/NOPE/brief' })).rejects.toThrow(/NOT_FOUND/);
   });
+
+  it('serves the memory resources and the prompts over HTTP (tests/mcp/resources.test.ts has the rest)', async () => {
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(expect.arrayContaining(['bullpen://note/{id}', 'bullpen://project/{key}/decisions']));
+    expect(client.getServerCapabilities()?.prompts).toBeDefined();
+    const note = await call('knowledge_write', { title: 'Resource over HTTP', body: 'Read me as Markdown.', project_id: 'LOOP' });
+    const read = await client.readResource({ uri: `bullpen://note/${note.note_id}` });
+    expect((read.contents[0] as { text: string }).text).toContain('# Resource over HTTP\n\nRead me as Markdown.');
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(['summarize_project', 'find_related', 'start_task', 'handoff_brief']);
+    const summary = await client.getPrompt({ name: 'summarize_project', arguments: { project: 'LOOP' } });
+    expect((summary.messages[0].content as { text: string }).text).toContain('Summarize project LOOP');
+  });
 });
 
 describe('HTTP guards', () => {

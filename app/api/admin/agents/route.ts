@@ -30,7 +30,7 @@ export async function POST(req: Request): Promise<Response> {
     try {
       parsed = parseScopes(scopes);
     } catch (err) {
-      if (err instanceof ScopeError) throw Object.assign(new Error(err.message), { code: 'BPVAL', hint: 'scopes: ROOM, ROOM:read or read, comma-separated' });
+      if (err instanceof ScopeError) throw Object.assign(new Error(err.message), { code: 'BPVAL', hint: 'scopes: ROOM, ROOM:read, read or sensitive, comma-separated' });
       throw err;
     }
     return addAgent(await getDb(), { ...input, scopes: parsed });
