@@ -12,6 +12,7 @@ import { insightTools } from './insights';
 import { knowledgeTools } from './knowledge';
 import { projectTools } from './projects';
 import { searchTools } from './search';
+import { sourceTools } from './sources';
 import { repoTools } from './repos';
 import { runTools } from './runs';
 import { taskTools } from './tasks';
@@ -35,6 +36,7 @@ export const registry: readonly ToolDef[] = [
   ...feedbackTools,
   ...insightTools,
   ...councilTools,
+  ...sourceTools,
   ...guideTools,
 ] as readonly ToolDef[];
 

@@ -18,6 +18,7 @@ export type Room =
   | 'feedback'
   | 'insights'
   | 'council'
+  | 'sources'
   | 'guide';
 
 /**

@@ -830,6 +830,17 @@ begin
            and not exists (select 1 from jsonb_array_elements(v_lex) l where (l ->> 'id')::uuid = n.id)
          order by 2 desc, n.id limit v_depth) x;
     end if;
+  elsif p_type = 'chunk' then
+    -- source chunks (0031_sources): words only, their document's title and heading weigh most
+    select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', bullpen.lexeme_coverage(x.search, v_lexemes))
+             order by x.rank desc, x.id), '[]') into v_lex from (
+      select c.id, c.search, pg_catalog.ts_rank_cd(c.search, v_tsq, 1) as rank from (
+        select sc.id, sc.search
+          from public.source_chunks sc
+         where sc.tenant_id = v_tenant and sc.search @@ v_tsq
+           and ((p_filter ->> 'project_id') is null or sc.project_id = (p_filter ->> 'project_id')::uuid)
+         order by pg_catalog.ts_rank(sc.search, v_tsq, 1) desc, sc.id limit v_depth * 4) c
+       order by 3 desc, c.id limit v_depth) x;
   else
     select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', bullpen.lexeme_coverage(x.search, v_lexemes))
              order by x.rank desc, x.id), '[]') into v_lex from (
@@ -920,11 +931,11 @@ declare
   v_top int := greatest(1, least(coalesce((p ->> 'top_k')::int, 10), 100));
   v_fused jsonb;
   -- paging: the cursor is the offset into the ranked list. A hit by meaning alone below min_score
-  -- is no answer, so an unrelated query returns nothing. No default yet: the bundled local model
-  -- rates unrelated text up to 0.42 and some true matches below 0.4
+  -- (default 0.4) is no answer, so an unrelated query returns nothing (bench/retrieval.ts)
   v_cursor text := case when p ->> 'cursor' is not null then bullpen.cursor_arg(p) end;
   v_offset int := 0;
-  v_min_score float8 := coalesce((p ->> 'min_score')::float8, 0);
+  v_min_score float8 := coalesce((p ->> 'min_score')::float8, 0.4);
+  v_types text[] := case when p ? 'types' then bullpen.text_array(p -> 'types') end;
   v_page jsonb;
 begin
   perform bullpen.require_actor();
@@ -939,6 +950,10 @@ begin
   end if;
   if coalesce((p ->> 'duplicates')::boolean, false) then
     return bullpen.note_duplicate_pairs(p, v_project);
+  end if;
+  if v_types is not null and nullif(btrim(p ->> 'q'), '') is not null then
+    -- notes, guidelines, patterns, decisions and source chunks in one ranked list (0031_sources)
+    return bullpen.knowledge_search_types(p, v_project, v_types, v_offset, v_top, v_min_score);
   end if;
   if nullif(btrim(p ->> 'q'), '') is null then
     select coalesce(jsonb_agg(bullpen.note_json(n) order by n.updated_at desc, n.id desc), '[]'::jsonb) into v_page from (

@@ -1767,7 +1767,7 @@ language sql immutable
 as $$
   select array['actor', 'attachment', 'backup', 'code_ref', 'comment', 'council', 'decision', 'export', 'feature_request',
     'handoff', 'import', 'inbox', 'job', 'key', 'knowledge', 'lease', 'link', 'memory', 'note', 'notification', 'pr',
-    'project', 'repo', 'review', 'run', 'session', 'signin', 'skill', 'sweep', 'task', 'workspace']
+    'project', 'repo', 'review', 'run', 'session', 'signin', 'skill', 'source', 'sweep', 'task', 'workspace']
 $$;
 
 /** Whether a verb belongs to a family Bullpen writes itself (bullpen.reserved_verb_families). */
