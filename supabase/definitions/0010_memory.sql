@@ -890,7 +890,8 @@ begin
            -- a word match counts for the share of the query's words it covers: one common word out
            -- of six is weak evidence, whatever rank it reached in the word arm
            coalesce(v_wv / (v_k + vec.r), 0)
-             + coalesce(v_wl * case when v_by_coverage then lex.coverage else 1 end / (v_k + lex.r), 0) as score
+             + coalesce(v_wl * case when v_by_coverage then lex.coverage else 1 end / (v_k + lex.r), 0) as score,
+           lex.coverage
       from vec full join lex on lex.id = vec.id
       left join sims on sims.id = lex.id
   ), kept as (
@@ -898,7 +899,8 @@ begin
      order by score desc, id limit v_top
   )
   select coalesce(jsonb_agg(jsonb_build_object('id', id, 'similarity', round(similarity::numeric, 4),
-           'lexical_rank', round(lexical_rank::numeric, 4), 'score', round(score::numeric, 6), 'ord', o) order by o), '[]')
+           'lexical_rank', round(lexical_rank::numeric, 4), 'score', round(score::numeric, 6), 'coverage', round(coverage::numeric, 3),
+           'ord', o) order by o), '[]')
     into v_results
     from (select kept.*, row_number() over (order by score desc, id) as o from kept) k;
   v_mode := case when not v_vector then 'lexical' when numnode(v_tsq) = 0 then 'semantic' else 'hybrid' end;
@@ -970,9 +972,10 @@ begin
            'similarity', r.similarity, 'lexical_rank', r.lexical_rank, 'score', r.score) order by r.o), '[]'::jsonb)
     into v_page
     from (select r.*, row_number() over (order by r.ord) as o
-            from jsonb_to_recordset(v_fused -> 'results') as r(id uuid, similarity float8, lexical_rank float8, score float8, ord int)
-           -- min_score: a hit no word matched must be this near by meaning
-           where v_fused ->> 'mode' = 'lexical' or r.lexical_rank is not null or r.similarity >= v_min_score) r
+            from jsonb_to_recordset(v_fused -> 'results') as r(id uuid, similarity float8, lexical_rank float8, score float8, coverage float8, ord int)
+           -- min_score: a hit must be this near by meaning, or matched by enough of the query's words
+           -- (bullpen.search_keeps, 0031_sources)
+           where v_fused ->> 'mode' = 'lexical' or bullpen.search_keeps(r.similarity, r.lexical_rank, r.coverage, v_min_score)) r
     join public.knowledge_notes n on n.tenant_id = v_tenant and n.id = r.id
    where r.o > v_offset and r.o <= v_offset + v_top + 1;
   return jsonb_build_object(

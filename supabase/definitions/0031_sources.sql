@@ -294,6 +294,21 @@ as $$
 $$;
 
 /**
+ * Whether a recalled hit is an answer (hybrid and semantic modes): near enough by meaning
+ * (min_score), or matched by words that cover two thirds of the query, or by fewer words while
+ * within three quarters of min_score. A hit with no vector yet (similarity null) that words found
+ * is kept. An unrelated query then returns nothing instead of its nearest neighbours; the
+ * thresholds are measured by bench/retrieval.ts (retrieval.says_no).
+ */
+create or replace function bullpen.search_keeps(p_similarity float8, p_lexical_rank float8, p_coverage float8, p_min_score float8)
+returns boolean
+language sql immutable
+as $$
+  select coalesce(p_similarity, 0) >= p_min_score
+      or (p_lexical_rank is not null and (p_similarity is null or coalesce(p_coverage, 1) >= 0.66 or p_similarity >= p_min_score * 0.75))
+$$;
+
+/**
  * knowledge_search {types}: notes (their kinds as note, guideline, pattern), decisions (live ones:
  * proposed and accepted) and source chunks, each recalled by bullpen.memory_fuse and merged into
  * one list by fused score. min_score applies to each hit no word matched.
@@ -325,27 +340,35 @@ begin
     v_chunks := bullpen.memory_fuse('chunk', v_q, jsonb_build_object('project_id', p_project));
     v_any := v_chunks;
   end if;
+  -- one fusion over every type: the vector ranks and the word ranks of all candidates together,
+  -- so a type's first hit does not outrank another type's better one
   with hits as (
-    select 'note' as t, r.* from jsonb_to_recordset(v_notes -> 'results') as r(id uuid, similarity float8, lexical_rank float8, score float8)
+    select 'note' as t, r.* from jsonb_to_recordset(v_notes -> 'results') as r(id uuid, similarity float8, lexical_rank float8, coverage float8)
     union all
-    select 'decision', r.* from jsonb_to_recordset(v_decisions -> 'results') as r(id uuid, similarity float8, lexical_rank float8, score float8)
+    select 'decision', r.* from jsonb_to_recordset(v_decisions -> 'results') as r(id uuid, similarity float8, lexical_rank float8, coverage float8)
     union all
-    select 'chunk', r.* from jsonb_to_recordset(v_chunks -> 'results') as r(id uuid, similarity float8, lexical_rank float8, score float8)
+    select 'chunk', r.* from jsonb_to_recordset(v_chunks -> 'results') as r(id uuid, similarity float8, lexical_rank float8, coverage float8)
   ), typed as (
     select h.*, case when h.t = 'note' then (select case when n.kind in ('guideline', 'pattern') then n.kind else 'note' end
                                                from public.knowledge_notes n where n.tenant_id = v_tenant and n.id = h.id)
                      else h.t end as type
       from hits h
-     where v_any ->> 'mode' = 'lexical' or h.lexical_rank is not null or h.similarity >= p_min_score
-  ), ranked as (
-    select t.*, row_number() over (order by t.score desc, t.similarity desc nulls last, t.id) as o
+     where v_any ->> 'mode' = 'lexical' or bullpen.search_keeps(h.similarity, h.lexical_rank, h.coverage, p_min_score)
+  ), fused as (
+    select t.*,
+           coalesce(1.0 / (30 + case when t.similarity > 0 then rank() over (partition by t.similarity > 0 order by t.similarity desc) end), 0)
+           + coalesce(coalesce(t.coverage, 1) / (30 + case when t.lexical_rank is not null
+                        then rank() over (partition by t.lexical_rank is not null order by t.lexical_rank desc) end), 0) as score
       from typed t where t.type = any (p_types)
+  ), ranked as (
+    select f.*, row_number() over (order by f.score desc, f.similarity desc nulls last, f.id) as o from fused f
   )
   select coalesce(jsonb_agg(
            case r.t when 'note' then (select bullpen.note_json(n) from public.knowledge_notes n where n.tenant_id = v_tenant and n.id = r.id)
                     when 'decision' then (select bullpen.decision_json(d) from public.decisions d where d.tenant_id = v_tenant and d.id = r.id)
                     else (select bullpen.chunk_hit_json(c) from public.source_chunks c where c.tenant_id = v_tenant and c.id = r.id) end
-           || jsonb_build_object('type', r.type, 'similarity', r.similarity, 'lexical_rank', r.lexical_rank, 'score', r.score)
+           || jsonb_build_object('type', r.type, 'similarity', round(r.similarity::numeric, 4), 'lexical_rank', r.lexical_rank,
+                                 'score', round(r.score::numeric, 6))
            order by r.o), '[]'::jsonb)
     into v_page
     from ranked r where r.o > p_offset and r.o <= p_offset + p_top + 1;
@@ -379,6 +402,8 @@ revoke all on function bullpen.resolve_source_document(jsonb, text) from public,
 grant execute on function bullpen.resolve_source_document(jsonb, text) to bullpen_writer, service_role;
 revoke all on function bullpen.chunk_hit_json(public.source_chunks) from public, anon, authenticated;
 grant execute on function bullpen.chunk_hit_json(public.source_chunks) to bullpen_writer, service_role;
+revoke all on function bullpen.search_keeps(float8, float8, float8, float8) from public, anon, authenticated;
+grant execute on function bullpen.search_keeps(float8, float8, float8, float8) to bullpen_writer, service_role;
 revoke all on function bullpen.knowledge_search_types(jsonb, uuid, text[], int, int, float8) from public, anon, authenticated;
 grant execute on function bullpen.knowledge_search_types(jsonb, uuid, text[], int, int, float8) to bullpen_writer, service_role;
 
