@@ -34,6 +34,7 @@ export type { DecisionHit, DecisionRow, NoteHit, NoteRow, SkillRow } from '../co
 export type { DecisionQueryOutput } from '../core/decisions';
 export type { CouncilGetOutput, CouncilQueryOutput, CouncilRow, CouncilSummary } from '../core/council';
 export type { KnowledgeSearchOutput } from '../core/knowledge';
+export type { ChunkHit, SourceGetOutput, SourceRow } from '../core/sources';
 export type { SearchOutput, SkillGetOutput, SkillListOutput, SkillUpsertOutput } from '../core/search';
 export type Actor = ActorRow;
 export type Project = ProjectListRow;

@@ -200,11 +200,14 @@ export const chunkHit = z
   })
   .meta({ id: 'ChunkHit' });
 
+export type ChunkHit = z.infer<typeof chunkHit>;
+
 export const sourceListInput = z.strictObject({ project_id: projectRef.optional() });
 export const sourceListOutput = z.strictObject({ sources: z.array(sourceRow) });
 
 export const sourceGetInput = z.strictObject({ document_id: uuid });
 export const sourceGetOutput = z.strictObject({ document: sourceDocumentRow, chunks: z.array(sourceChunkRow).describe('in order') });
+export type SourceGetOutput = z.infer<typeof sourceGetOutput>;
 
 export const chunkGetInput = z.strictObject({
   chunk_id: uuid,
