@@ -112,7 +112,8 @@ export async function syncSource(opts: {
   await flush();
   for (const rel of Object.keys(errors)) if (known[rel]) present.push(rel);
   const fin = check(
-    await opts.call('source_sync', { action: 'finish', source: opts.source, sync_id: syncId, paths: present, ...(Object.keys(errors).length ? { errors } : {}) }),
+    await opts.call('source_sync', { action: 'finish', source: opts.source, sync_id: syncId, paths: present,
+      ...(Object.keys(errors).length ? { errors: Object.entries(errors).map(([p, m]) => `${p}: ${m}`) } : {}) }),
   );
   result.files = present.length;
   result.tombstoned = fin.tombstoned as string[];

@@ -86,7 +86,7 @@ export const knowledgeSearchInput = z.strictObject({
   tags: z.array(tag).max(20).optional().meta(docs('all of these')),
   top_k: z.number().int().min(1).max(50).optional().meta(docs('default 10')),
   min_similarity: z.number().min(0).max(1).optional(),
-  min_score: z.number().min(0).max(1).optional().describe('similarity a hit needs unless most words match; default 0.4'),
+  min_score: z.number().min(0).max(1).optional().describe('similarity needed unless most words match; default 0.4'),
   types: z.array(z.enum(SEARCH_TYPES)).min(1).max(5).optional().describe('rank these together; default notes'),
   lexical_only: z.boolean().optional(),
   cursor: cursor.optional(),

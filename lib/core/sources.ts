@@ -114,7 +114,7 @@ export const sourceSyncInput = z.strictObject({
     .optional()
     .meta(docs('put: body by path, changed files only; at most 500')),
   paths: z.array(docPath).max(100_000).optional().meta(docs('finish: every path still there; the others are tombstoned')),
-  errors: z.record(docPath, z.string().max(1000)).optional().meta(docs('finish: files that could not be read, message by path')),
+  errors: z.array(z.string().min(1).max(2000)).max(1000).optional().meta(docs('finish: "path: message" of files it could not read')),
   idempotency_key: idempotencyKey.optional(),
 });
 export type SourceSyncInput = z.infer<typeof sourceSyncInput>;
@@ -235,7 +235,12 @@ async function withChunks(input: Record<string, unknown>): Promise<Record<string
       chunks: chunkDocument(body, { markdown: !/\.txt$/i.test(path) }),
     }));
   }
-  if (input.errors) out.errors = Object.entries(input.errors as Record<string, string>).map(([path, message]) => ({ path, message }));
+  if (input.errors) {
+    out.errors = (input.errors as string[]).map((e) => {
+      const at = e.indexOf(': ');
+      return at > 0 ? { path: e.slice(0, at), message: e.slice(at + 2) } : { path: '', message: e };
+    });
+  }
   return out;
 }
 
@@ -243,9 +248,9 @@ export const sourceTools = [
   defineTool({
     name: 'source_sync',
     room: 'sources',
-    title: 'Sync a document source',
+    title: 'Sync a source',
     description:
-      'A `bullpen knowledge sync` step: begin, put changed files, finish. Use the CLI.',
+      'Returns hashes by path on begin, then counts. Use when running `bullpen knowledge sync`.',
     input: sourceSyncInput,
     output: sourceSyncOutput,
     kind: 'write',
@@ -266,7 +271,7 @@ export const sourceTools = [
     name: 'source_get',
     room: 'sources',
     title: 'Get a source document',
-    description: 'Returns a synced document and its chunks with character offsets. Use after a chunk hit to read the whole file.',
+    description: 'Returns a synced document and its chunks with character offsets. Use when a chunk hit needs its whole file.',
     input: sourceGetInput,
     output: sourceGetOutput,
     kind: 'read',
@@ -276,7 +281,7 @@ export const sourceTools = [
     name: 'chunk_get',
     room: 'sources',
     title: 'Get a source chunk',
-    description: 'Returns a chunk with up to 10 neighbours each side and its document. Use to widen a chunk hit.',
+    description: 'Returns a chunk with up to 10 neighbours each side and its document. Use when a chunk hit needs context.',
     input: chunkGetInput,
     output: chunkGetOutput,
     kind: 'read',
