@@ -102,8 +102,9 @@ describe('search by meaning on the local model', () => {
     const hybrid = ok(await T.agent.call('knowledge_search', { q: 'restart the invoice consumer' }));
     expect(hybrid.results[0].id).toBe(ids['Restarting the invoice consumer']);
     expect(hybrid.results[0].lexical_rank).toBeGreaterThan(0);
-    const one = ok(await T.agent.call('knowledge_search', { q: 'how do I ship a new version', top_k: 1 }));
+    const one = ok(await T.agent.call('knowledge_search', { q: 'how do I ship a new version', top_k: 1, min_score: 0 }));
     // by words alone nothing matches ship/new/version; by meaning the release runbook is nearest
+    // (below the default min_score of the bundled model: min_score 0 asks for the nearest anyway)
     expect(one.results).toHaveLength(vector ? 1 : 0);
     const dev = ok(await T.agent.call('knowledge_search', { q: 'publish a release', tags: ['dev'], kind: 'runbook' }));
     expect(dev.results.map((r: { title: string }) => r.title)).toEqual(['Release procedure']);
