@@ -12,7 +12,7 @@ import { root } from './lib';
 
 export type Doc = { id: string; type: 'note' | 'decision'; title: string; text: string };
 export type Query = { q: string; relevant: string[] };
-export const set = JSON.parse(readFileSync(path.join(root, 'bench', 'retrieval-set.json'), 'utf8')) as { docs: Doc[]; queries: Query[] };
+export const set = JSON.parse(readFileSync(path.join(root, 'bench', 'retrieval-set.json'), 'utf8')) as { docs: Doc[]; queries: Query[]; unrelated?: string[] };
 
 /** A workspace named `slug` with one agent; that agent's claims. */
 export async function benchWorkspace(db: Db, slug: string): Promise<Claims> {

@@ -18,6 +18,7 @@ import { execute } from '../lib/core/execute';
 import { migrate } from '../lib/db/migrate';
 import { openPglite } from '../lib/db/pglite';
 import { embedDue } from '../lib/memory/backfill';
+import { syncSource } from '../lib/cli/knowledge-sync';
 import { localEmbedder, LOCAL_DIMS, LOCAL_MODEL, setEmbedder } from '../lib/memory/embedder';
 import { benchWorkspace, seedNotes, set } from './_notes';
 import { emit, percentile, root, runBench } from './lib';
@@ -84,10 +85,17 @@ async function main() {
   const byObject = new Map([...objectId].map(([k, v]) => [v, k]));
 
   type Arm = 'lexical' | 'vector' | 'hybrid';
-  async function rank(i: number, arm: Arm, fusion: Fusion): Promise<string[]> {
+  // min_score: undefined is the default (0.4); 0 is how every hit was kept before it had one
+  async function rank(i: number, arm: Arm, fusion: Fusion, minScore: number | undefined = 0, types?: string[]): Promise<string[]> {
     const q = set.queries[i];
     const kind = kindOf.get(q.relevant[0]);
-    const base: Record<string, unknown> = { q: q.q, top_k: 10 };
+    const base: Record<string, unknown> = { q: q.q, top_k: 10, ...(minScore === undefined ? {} : { min_score: minScore }) };
+    if (types) {
+      if (arm === 'lexical') base.lexical_only = true;
+      else Object.assign(base, { query_embedding: qv[i], embedding_model: LOCAL_MODEL });
+      const r = (await db.call(claims, 'knowledge_search', { ...base, types })) as { results: { id: string }[] };
+      return r.results.map((d) => byObject.get(d.id) ?? d.id);
+    }
     if (arm === 'lexical') base.lexical_only = true;
     else Object.assign(base, { query_embedding: qv[i], embedding_model: LOCAL_MODEL, fusion: { ...fusion, vector_only: arm === 'vector' } });
     if (kind === 'decision') {
@@ -97,12 +105,12 @@ async function main() {
     const r = (await db.call(claims, 'knowledge_search', base)) as { results: { id: string }[] };
     return r.results.map((d) => byObject.get(d.id)!);
   }
-  async function score(arm: Arm, fusion: Fusion) {
+  async function score(arm: Arm, fusion: Fusion, minScore: number | undefined = 0, types?: string[]) {
     let recall = 0;
     let ndcg = 0;
     let mrr = 0;
     for (let i = 0; i < set.queries.length; i++) {
-      const got = await rank(i, arm, fusion);
+      const got = await rank(i, arm, fusion, minScore, types);
       const rel = new Set(set.queries[i].relevant);
       const hits = got.slice(0, 10).map((id) => rel.has(id));
       recall += hits.filter(Boolean).length / rel.size;
@@ -125,6 +133,54 @@ async function main() {
   for (const arm of ['lexical', 'vector', 'hybrid'] as Arm[]) {
     emit({ bench: 'retrieval.quality', arm, docs: set.docs.length, queries: set.queries.length, fusion: arm === 'hybrid' ? DEFAULT_FUSION : undefined, ...arms[arm] });
   }
+  // min_score's default (0.4) on today's set, against no threshold (how it ran before), and the
+  // typed search: notes and decisions in one list, with the repo's docs/ synced as a source beside
+  // them (its chunks compete). Then how often an unrelated query returns nothing.
+  const sourceCall = (tool: string, input: unknown) => execute(ctx, tool, input) as never;
+  const synced = await syncSource({ dir: path.join(root, 'docs'), source: 'bench-docs', call: sourceCall, out: { log: () => {}, error: () => {} } });
+  const chunksEmbedded = await embedDue(db, embedder, { batch: 32, maxBatches: 1000 });
+  const TYPES = ['note', 'decision', 'chunk'];
+  const withDefault = { vector: await score('vector', DEFAULT_FUSION, undefined), hybrid: await score('hybrid', DEFAULT_FUSION, undefined) };
+  const typed = { min_score_0: await score('hybrid', DEFAULT_FUSION, 0, TYPES), default: await score('hybrid', DEFAULT_FUSION, undefined, TYPES) };
+  const uq = set.unrelated ?? [];
+  const uv = await embedder.embed(uq);
+  const empty = async (types: string[] | undefined, minScore: number | undefined) => {
+    let n = 0;
+    for (let i = 0; i < uq.length; i++) {
+      const r = (await db.call(claims, 'knowledge_search', {
+        q: uq[i], top_k: 10, query_embedding: uv[i], embedding_model: LOCAL_MODEL,
+        ...(types ? { types } : {}), ...(minScore === undefined ? {} : { min_score: minScore }),
+      })) as { results: unknown[] };
+      if (r.results.length === 0) n++;
+    }
+    return round(n / Math.max(1, uq.length));
+  };
+  emit({
+    bench: 'retrieval.min_score',
+    default_min_score: 0.4,
+    queries: set.queries.length,
+    todays_set: {
+      hybrid_min_score_0: arms.hybrid,
+      hybrid_default: withDefault.hybrid,
+      vector_min_score_0: arms.vector,
+      vector_default: withDefault.vector,
+    },
+    typed_search: { types: TYPES, source_documents: synced.files, chunks_embedded: chunksEmbedded.embedded, ...typed },
+    note: 'recall/nDCG@10 of the labelled queries; todays_set searches each query\'s own kind as before; typed_search ranks notes, decisions and the repo docs\' chunks in one list',
+  });
+  emit({
+    bench: 'retrieval.says_no',
+    unrelated_queries: uq.length,
+    empty_share: {
+      notes_min_score_0: await empty(undefined, 0),
+      notes_default: await empty(undefined, undefined),
+      typed_min_score_0: await empty(TYPES, 0),
+      typed_default: await empty(TYPES, undefined),
+    },
+    target: 0.9,
+    note: 'share of unrelated queries (bench/retrieval-set.json: unrelated) that return no result, hybrid mode',
+  });
+
   const sweep: (Fusion & Awaited<ReturnType<typeof score>>)[] = [];
   for (const coverage of [false, true]) {
     for (const k of [1, 3, 5, 10, 30, 60]) {

@@ -3,12 +3,13 @@
 import { useRouter } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
 import { readTool } from '@/lib/console/client/api';
-import type { SearchOutput } from '@/lib/console/types';
+import type { ChunkHit, SearchOutput } from '@/lib/console/types';
 import { SearchIcon } from './icons';
 
 type Hit = SearchOutput['results'][number];
 
-const TYPE_LABEL: Record<Hit['object_type'], string> = {
+const TYPE_LABEL: Record<Hit['object_type'] | 'source', string> = {
+  source: 'Document',
   project: 'Project',
   task: 'Task',
   decision: 'Decision',
@@ -20,7 +21,9 @@ const TYPE_LABEL: Record<Hit['object_type'], string> = {
 
 /** Where a hit opens in the console. */
 export function hitHref(h: Hit): string | null {
-  switch (h.object_type) {
+  switch (h.object_type as Hit['object_type'] | 'source') {
+    case 'source':
+      return `/knowledge?view=sources&doc=${h.object_id}`;
     case 'task':
     case 'comment':
       return h.ref && /-\d+$/.test(h.ref) ? `/projects/${h.ref.replace(/-\d+$/, '')}?task=${h.ref}` : h.ref ? `/projects/${h.ref}` : null;
@@ -37,7 +40,17 @@ export function hitHref(h: Hit): string | null {
   }
 }
 
-/** ⌘K / Ctrl-K: keyword search across the workspace (the `search` tool); Enter jumps to the hit. */
+/** Source documents (synced folders) matched by words: one entry per document, its best chunk's heading as the snippet. */
+async function documentHits(q: string): Promise<Hit[]> {
+  const res = await readTool<{ results: ChunkHit[] }>('knowledge_search', { q, types: ['chunk'], lexical_only: true, top_k: 10 });
+  const seen = new Set<string>();
+  return res.results
+    .filter((c) => !seen.has(c.document_id) && seen.add(c.document_id))
+    .slice(0, 5)
+    .map((c) => ({ object_type: 'source', object_id: c.document_id, title: c.title, ref: `${c.source}/${c.path}`, snippet: c.heading ?? c.text.slice(0, 120) }) as unknown as Hit);
+}
+
+/** ⌘K / Ctrl-K: keyword search across the workspace (the `search` tool) and its source documents; Enter jumps to the hit. */
 export function CommandPalette() {
   const router = useRouter();
   const [open, setOpen] = useState(false);
@@ -73,9 +86,9 @@ export function CommandPalette() {
     setLoading(true);
     const t = setTimeout(async () => {
       try {
-        const res = await readTool<SearchOutput>('search', { q: text, limit: 12 });
+        const [res, docs] = await Promise.all([readTool<SearchOutput>('search', { q: text, limit: 12 }), documentHits(text).catch(() => [])]);
         if (mine === seq.current) {
-          setHits(res.results.filter((h) => hitHref(h)));
+          setHits([...res.results.filter((h) => hitHref(h)), ...docs]);
           setActive(0);
         }
       } catch {
@@ -109,7 +122,7 @@ export function CommandPalette() {
               if (e.key === 'ArrowUp') { e.preventDefault(); setActive((a) => Math.max(a - 1, 0)); }
               if (e.key === 'Enter') { e.preventDefault(); go(hits[active]); }
             }}
-            placeholder="Search tasks, decisions, notes, projects, skills…"
+            placeholder="Search tasks, decisions, notes, projects, skills, documents…"
             aria-label="Search"
             className="h-11 flex-1 border-0 text-[14px] placeholder:text-zinc-400 focus:outline-none"
           />
@@ -128,7 +141,7 @@ export function CommandPalette() {
                 <span className="mt-0.5 w-16 shrink-0 text-[10px] font-medium tracking-wide text-zinc-500 uppercase">{TYPE_LABEL[h.object_type]}</span>
                 <span className="min-w-0 flex-1">
                   <span className="flex items-center gap-2">
-                    {h.ref && h.object_type === 'task' && <span className="font-mono text-[11px] text-zinc-500">{h.ref}</span>}
+                    {h.ref && (h.object_type === 'task' || (h.object_type as string) === 'source') && <span className="font-mono text-[11px] text-zinc-500">{h.ref}</span>}
                     <span className="truncate text-[13px] font-medium">{h.title}</span>
                   </span>
                   {h.snippet && <span className="block truncate text-[12px] text-zinc-500">{h.snippet.replace(/[«»]/g, '')}</span>}

@@ -30,6 +30,9 @@ Usage:
                                                    invite a human: prints a one-time console sign-in link
   bullpen skills sync [--dir .claude/skills] [--project KEY] [--json]
                                                    write the workspace's skills as <slug>/SKILL.md
+  bullpen knowledge sync PATH --source NAME [--project KEY] [--json]
+                                                   index a folder of Markdown and text files as source documents
+  bullpen knowledge sources [--json]               each source's documents, chunks, last sync and errors
   bullpen repo index [PATH] [--repository-id ID] [--json]
                                                    build PATH's file dependency graph (default .) and
                                                    upload it to its registered repository, marked with HEAD
@@ -317,6 +320,62 @@ async function repoIndex(argv: string[]): Promise<number> {
   }
 }
 
+async function knowledgeSync(argv: string[]): Promise<number> {
+  const { values, positionals } = commandArgs(argv, { source: { type: 'string', short: 's' }, project: { type: 'string', short: 'p' }, json: { type: 'boolean' } }, true);
+  if (values.help || positionals.length !== 1 || !values.source) {
+    return usageExit(
+      'Usage: bullpen knowledge sync PATH --source NAME [--project KEY] [--json]\n\n' +
+        'Indexes the Markdown and text files under PATH (.md, .markdown, .mdx, .txt; dot folders and node_modules skipped)\n' +
+        'as the source NAME: documents cut into chunks along their headings, embedded in the background and found by\n' +
+        'knowledge_search {types: ["chunk"]}. Only changed files are sent (content hash); a vanished file is tombstoned.\n' +
+        'Two syncs of one source never run at once. Needs BULLPEN_API_KEY; BULLPEN_URL defaults to the running server.',
+      !!values.help,
+      values.help ? console.log : console.error,
+    );
+  }
+  const key = process.env.BULLPEN_API_KEY;
+  if (!key) {
+    console.error('bullpen: set BULLPEN_API_KEY to an agent key (`bullpen agent add NAME` mints one)');
+    return EXIT.USAGE;
+  }
+  const { syncSource } = await import('./knowledge-sync');
+  const conn = await connectTools(key);
+  try {
+    const quiet = { log: () => {}, error: (line: string) => console.error(line) };
+    const result = await syncSource({ dir: positionals[0], source: values.source, project: values.project, call: conn.call, out: values.json ? quiet : console });
+    if (values.json) console.log(JSON.stringify({ ok: true, ...result }));
+    return EXIT.OK;
+  } catch (err) {
+    const message = (err as Error).message;
+    if (values.json) console.log(JSON.stringify({ ok: false, error: { message } }));
+    else console.error(`bullpen: knowledge sync: ${message}`);
+    return /UNAVAILABLE|BUSY|INTERNAL|CONFLICT/.test(message) ? EXIT.RETRYABLE : EXIT.FAILED;
+  } finally {
+    await conn.close();
+  }
+}
+
+async function knowledgeSources(argv: string[]): Promise<number> {
+  const { values } = commandArgs(argv, { project: { type: 'string', short: 'p' }, json: { type: 'boolean' } });
+  if (values.help) return usageExit('Usage: bullpen knowledge sources [--project KEY] [--json]', true, console.log);
+  const key = process.env.BULLPEN_API_KEY;
+  if (!key) {
+    console.error('bullpen: set BULLPEN_API_KEY to an agent key (`bullpen agent add NAME` mints one)');
+    return EXIT.USAGE;
+  }
+  const { formatSources } = await import('./knowledge-sync');
+  const conn = await connectTools(key);
+  try {
+    const env = await conn.call('source_list', values.project ? { project_id: values.project } : {});
+    if (values.json) console.log(JSON.stringify(env));
+    else if (env.ok) console.log(formatSources(env.sources as Record<string, unknown>[]));
+    else console.error(`bullpen: knowledge sources: ${env.error!.code}: ${env.error!.message}`);
+    return env.ok ? EXIT.OK : EXIT.FAILED;
+  } finally {
+    await conn.close();
+  }
+}
+
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv;
@@ -331,6 +390,8 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === 'key') return await (await import('./keys')).keyCommand(sub, rest);
     if (cmd === 'human' && sub === 'invite') return await (await import('./human')).humanInvite(rest);
     if (cmd === 'skills' && sub === 'sync') return await skillsSync(rest);
+    if (cmd === 'knowledge' && sub === 'sync') return await knowledgeSync(rest);
+    if (cmd === 'knowledge' && sub === 'sources') return await knowledgeSources(rest);
     if (cmd === 'repo' && sub === 'index') return await repoIndex(rest);
     if (cmd === 'backup') return await (await import('./data')).backupCmd(argv.slice(1));
     if (cmd === 'restore') return await (await import('./data')).restoreCmd(argv.slice(1));

@@ -38,6 +38,7 @@ export type { WorkflowDefinition, WorkflowGetOutput, WorkflowInstanceFull, Workf
 export type { CodeCriticalFilesOutput, CodeCyclesOutput } from '../core/code-graph';
 export type { WebhookAddOutput, WebhookListOutput } from '../core/events';
 export type { KnowledgeSearchOutput } from '../core/knowledge';
+export type { ChunkHit, SourceGetOutput, SourceRow } from '../core/sources';
 export type { SearchOutput, SkillGetOutput, SkillListOutput, SkillUpsertOutput } from '../core/search';
 export type { FindRelatedOutput, GuidelinesGetOutput, LinkAddOutput } from '../core/graph';
 export type Actor = ActorRow;

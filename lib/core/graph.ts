@@ -9,7 +9,7 @@ import { id, noteRow, timestamp, writeResult } from './rows';
  * they keep their own table and rules (task_link).
  */
 
-export const LINKABLE_TYPES = ['task', 'project', 'decision', 'note', 'handoff', 'skill', 'run', 'code_ref', 'attachment'] as const;
+export const LINKABLE_TYPES = ['task', 'project', 'decision', 'note', 'handoff', 'skill', 'run', 'code_ref', 'attachment', 'source'] as const;
 export const LINK_RELATIONS = ['relates_to', 'depends_on', 'implements', 'extends', 'supersedes', 'explains', 'duplicates', 'contradicts'] as const;
 
 export const linkableType = z.enum(LINKABLE_TYPES);

@@ -601,7 +601,7 @@ Knowledge is what the next actor needs that is not about one task: how to run th
 { "tool": "knowledge_search", "arguments": { "q": "tests hang when calling the payment provider", "project_id": "PA", "top_k": 5 } }
 \`\`\`
 
-Each result carries \`similarity\` (0–1, by meaning), \`lexical_rank\` (by words) and the fused \`score\`. \`mode\` says how it searched: \`hybrid\`, \`semantic\`, or \`lexical\` (with \`fallback_reason\`, e.g. no pgvector or \`lexical_only: true\`). Filter with \`kind\`, \`tags\` and \`min_similarity\`; \`min_score\` drops hits that matched no word and are less similar than it, so a query about something nobody wrote down can come back empty. Without \`q\` you get the newest notes. \`next_cursor\` pages on: pass it back as \`cursor\`.
+Each result carries \`similarity\` (0–1, by meaning), \`lexical_rank\` (by words) and the fused \`score\`. \`mode\` says how it searched: \`hybrid\`, \`semantic\`, or \`lexical\` (with \`fallback_reason\`, e.g. no pgvector or \`lexical_only: true\`). Filter with \`kind\`, \`tags\` and \`min_similarity\`. \`min_score\` (default 0.4) drops a hit less similar than it unless most of your words matched it, so a query about something nobody wrote down comes back empty instead of with the nearest note; pass \`min_score: 0\` to see the nearest anyway. \`types\` ranks several kinds of memory in one list, each hit with its \`type\`: \`note\`, \`guideline\`, \`pattern\`, \`decision\` (with its \`context\` and \`consequences\`) and \`chunk\` (a piece of a synced document, with its \`path\`, \`title\`, \`heading\` and offsets). Without \`q\` you get the newest notes. \`next_cursor\` pages on: pass it back as \`cursor\`.
 
 ## What is worth writing down
 - Facts you had to discover, not ones obvious from the code.
@@ -621,6 +621,15 @@ The write returns at once with \`embedding_status: "pending"\`; the note is sear
 - A newer note replaces an older one: \`{"tool": "knowledge_update", "arguments": {"note_id": "<new>", "supersedes": "<old>"}}\`. The old note leaves search (as a superseded decision does), keeps \`superseded_by\`, and the two are linked \`supersedes\`.
 - A note that turned out wrong and has no successor: \`{"tool": "knowledge_retract", "arguments": {"note_id": "<id>", "reason": "measured: 2 GB, not 10"}}\`. It stays readable by id, marked retracted, and is gone from search.
 - A write that nearly repeats a live note is not refused: the answer names it in \`similar\` (similarity ≥ 0.92 by default, \`BULLPEN_DUPLICATE_SIMILARITY\`), and \`knowledge_search\` with \`duplicates: true\` lists such pairs so someone can merge them.
+
+## Documents: a folder as a source
+A repo's \`docs/\` or a notes vault becomes searchable without copying it into notes. Where the files are, run \`bullpen knowledge sync docs/ --source handbook --project PA\`: Markdown and text files become source documents, cut into chunks along their headings with character offsets, embedded in the background. Run it again after changes: only changed files travel (by content hash), a vanished file is tombstoned, and a second sync of the same source while one runs is refused (\`CONFLICT\`). \`bullpen knowledge sources\` shows each source's documents, chunks, last sync and errors.
+
+\`\`\`json
+{ "tool": "knowledge_search", "arguments": { "q": "how do we roll back a release", "types": ["chunk", "note", "decision"] } }
+\`\`\`
+
+A \`chunk\` hit names its \`document_id\`: \`source_get {document_id}\` returns the document and all its chunks, \`chunk_get {chunk_id, context_chunks: 2}\` the chunk with its neighbours. A document is a link end too (\`{type: "source", id}\` in \`link_add\` and \`find_related\`). These tools are the \`sources\` toolset (\`?toolsets=sources\`).
 
 ## Guidelines and patterns
 \`kind: "guideline"\` and \`kind: "pattern"\` take a \`language\` and a \`category\`; \`kind: "journal"\` is for a dated log. A guideline without a project is shared by the workspace; one in a project overrides the shared one with the same language, category and title. Before coding in a project, read what is in force:

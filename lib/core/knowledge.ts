@@ -3,7 +3,8 @@ import { withNoteEmbedding, withQueryEmbedding } from './recall';
 import { defineTool } from './tool';
 import { cursor, docs, idempotencyKey, projectRef, uuid } from './fields';
 import { relatedTaskIds } from './decisions';
-import { id, nextCursor, noteHit, noteKind, noteRow, searchMode, writeResult } from './rows';
+import { decisionHit, id, nextCursor, noteHit, noteKind, noteRow, searchMode, writeResult } from './rows';
+import { chunkHit } from './sources';
 
 const tag = z.string().min(1).max(64);
 // guidelines and patterns: a project guideline shadows a shared one of the same language, category and title
@@ -79,6 +80,9 @@ export const knowledgeUpdateOutput = writeResult({
 });
 export type KnowledgeUpdateOutput = z.infer<typeof knowledgeUpdateOutput>;
 
+/** What knowledge_search {types} ranks together: note kinds, decisions and source chunks. */
+export const SEARCH_TYPES = ['note', 'guideline', 'pattern', 'decision', 'chunk'] as const;
+
 export const knowledgeSearchInput = z.strictObject({
   q: z.string().min(1).max(1000).optional().meta(docs('in your own words; omit for the newest')),
   project_id: projectRef.optional(),
@@ -86,7 +90,8 @@ export const knowledgeSearchInput = z.strictObject({
   tags: z.array(tag).max(20).optional().meta(docs('all of these')),
   top_k: z.number().int().min(1).max(50).optional().meta(docs('default 10')),
   min_similarity: z.number().min(0).max(1).optional(),
-  min_score: z.number().min(0).max(1).optional().describe('a hit no word matched needs this similarity'),
+  min_score: z.number().min(0).max(1).optional().describe('similarity needed unless most words match; default 0.4'),
+  types: z.array(z.enum(SEARCH_TYPES)).min(1).max(5).optional().describe('rank these together; default notes'),
   lexical_only: z.boolean().optional(),
   cursor: cursor.optional(),
   duplicates: z.boolean().optional().describe('list near-duplicate note pairs instead'),
@@ -94,7 +99,15 @@ export const knowledgeSearchInput = z.strictObject({
 export type KnowledgeSearchInput = z.infer<typeof knowledgeSearchInput>;
 
 export const knowledgeSearchOutput = z.strictObject({
-  results: z.array(noteHit).describe('best first; without q, newest first'),
+  results: z
+    .array(
+      z.union([
+        noteHit.extend({ type: z.enum(['note', 'guideline', 'pattern']).optional() }),
+        decisionHit.extend({ type: z.literal('decision') }),
+        chunkHit,
+      ]),
+    )
+    .describe('best first; without q, newest first; with types, each says its type'),
   mode: searchMode,
   model: z.string().nullable().describe('the embedding model the query was compared with'),
   fallback_reason: z.string().nullable().describe('why the search used words only'),

@@ -15,6 +15,7 @@ import { insightTools } from './insights';
 import { knowledgeTools } from './knowledge';
 import { projectTools } from './projects';
 import { searchTools } from './search';
+import { sourceTools } from './sources';
 import { repoTools } from './repos';
 import { runTools } from './runs';
 import { taskTools } from './tasks';
@@ -43,6 +44,7 @@ export const registry: readonly ToolDef[] = [
   ...workflowTools,
   ...codeGraphTools,
   ...eventTools,
+  ...sourceTools,
   ...guideTools,
 ] as readonly ToolDef[];
 

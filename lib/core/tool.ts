@@ -22,6 +22,7 @@ export type Room =
   | 'workflows'
   | 'code_graph'
   | 'events'
+  | 'sources'
   | 'guide';
 
 /**

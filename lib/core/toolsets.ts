@@ -16,7 +16,7 @@ import type { Room, ToolDef } from './tool';
  * tool-list.test.ts). A room that adds such a toolset lists its name here; the server instructions
  * and the guide name these rooms and how to add them (optInNote).
  */
-export const OPT_IN_ROOMS: ReadonlySet<Room> = new Set<Room>(['council', 'costs', 'workflows', 'code_graph', 'events']);
+export const OPT_IN_ROOMS: ReadonlySet<Room> = new Set<Room>(['council', 'costs', 'workflows', 'code_graph', 'events', 'sources']);
 
 /** What the functions below read: the registry and the opt-in rooms (a test passes its own). */
 export type ToolsetSource = { tools: readonly { name: string; room: string }[]; optIn: ReadonlySet<string> };

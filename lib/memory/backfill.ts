@@ -11,7 +11,7 @@ import type { Embedder } from './embedder';
 
 export const MAX_ATTEMPTS = 8;
 
-type Due = { object_type: 'note' | 'decision'; id: string; tenant_id: string; text: string; content_hash: string; attempts: number };
+type Due = { object_type: 'note' | 'decision' | 'chunk'; id: string; tenant_id: string; text: string; content_hash: string; attempts: number };
 
 export type EmbedReport = {
   embedded: number;
@@ -54,6 +54,14 @@ async function dueRows(db: Db, tenantId: string | null, limit: number): Promise<
        where d.embedding_status in ('pending', 'unavailable') and ($1::uuid is null or d.tenant_id = $1)
          and (d.embedding_retry_at is null or d.embedding_retry_at <= now())
        order by d.tenant_id, d.embedding_retry_at nulls first limit $2)
+     union all
+     -- source chunks (0031_sources) are embedded from their document's title, heading and text
+     (select 'chunk', c.id, c.tenant_id, c.doc_title || E'\n' || coalesce(c.heading, '') || E'\n' || c.body, c.content_hash,
+             c.embedding_attempts, coalesce(c.embedding_retry_at, now())
+        from public.source_chunks c
+       where c.embedding_status in ('pending', 'unavailable') and ($1::uuid is null or c.tenant_id = $1)
+         and (c.embedding_retry_at is null or c.embedding_retry_at <= now())
+       order by c.tenant_id, c.embedding_retry_at nulls first limit $2)
      order by due limit $2`,
     [tenantId, limit],
   );
@@ -73,6 +81,7 @@ async function store(db: Db, model: string, rows: Due[], vectors: number[][]): P
        select x.* from jsonb_to_recordset($1::jsonb) as x(t text, id uuid, tenant_id uuid, hash text, v text)
         where (x.t = 'note' and exists (select 1 from public.knowledge_notes n where n.tenant_id = x.tenant_id and n.id = x.id and n.content_hash = x.hash))
            or (x.t = 'decision' and exists (select 1 from public.decisions d where d.tenant_id = x.tenant_id and d.id = x.id and d.content_hash = x.hash))
+           or (x.t = 'chunk' and exists (select 1 from public.source_chunks c where c.tenant_id = x.tenant_id and c.id = x.id and c.content_hash = x.hash))
      ), upserted as (
        insert into public.memory_embeddings as e (tenant_id, object_type, object_id, model, dims, content_hash, embedding)
        select tenant_id, t, id, $2, $3, hash, v::public.vector from input
@@ -83,6 +92,11 @@ async function store(db: Db, model: string, rows: Due[], vectors: number[][]): P
        -- the previous model's vector goes once the new one is in: search never loses the row meanwhile
        delete from public.memory_embeddings e using input
         where e.tenant_id = input.tenant_id and e.object_type = input.t and e.object_id = input.id and e.model <> $2
+     ), chunks as (
+       update public.source_chunks c
+          set embedding_status = 'ready', embedding_model = $2, embedding_dims = $3, embedded_at = now(),
+              embedding_attempts = 0, embedding_retry_at = null, embedding_error = null
+         from input where input.t = 'chunk' and c.tenant_id = input.tenant_id and c.id = input.id and c.content_hash = input.hash
      ), notes as (
        update public.knowledge_notes n
           set embedding_status = 'ready', embedding_model = $2, embedding_dims = $3, embedded_at = now(),
@@ -115,6 +129,7 @@ async function recordFailure(db: Db, rows: Due[], error: string, firstRetryMs?: 
       where i.t = '${t}' and x.tenant_id = i.tenant_id and x.id = i.id`;
   await db.query(sql('knowledge_notes', 'note'), [JSON.stringify(input), error, MAX_ATTEMPTS]);
   await db.query(sql('decisions', 'decision'), [JSON.stringify(input), error, MAX_ATTEMPTS]);
+  await db.query(sql('source_chunks', 'chunk'), [JSON.stringify(input), error, MAX_ATTEMPTS]);
   return new Date(earliest);
 }
 
@@ -180,8 +195,10 @@ export async function queueModelChange(db: Db, model: string): Promise<number> {
     `with n as (update public.knowledge_notes set embedding_status = 'pending', embedding_attempts = 0, embedding_retry_at = null
                  where embedding_status in ('ready', 'failed') and embedding_model is not null and embedding_model <> $1 returning 1),
           d as (update public.decisions set embedding_status = 'pending', embedding_attempts = 0, embedding_retry_at = null
+                 where embedding_status in ('ready', 'failed') and embedding_model is not null and embedding_model <> $1 returning 1),
+          c as (update public.source_chunks set embedding_status = 'pending', embedding_attempts = 0, embedding_retry_at = null
                  where embedding_status in ('ready', 'failed') and embedding_model is not null and embedding_model <> $1 returning 1)
-     select ((select count(*) from n) + (select count(*) from d))::int as n`,
+     select ((select count(*) from n) + (select count(*) from d) + (select count(*) from c))::int as n`,
     [model],
   );
   return a?.n ?? 0;

@@ -52,6 +52,10 @@ export const EXPORT_TABLES: readonly ExportTable[] = [
   { table: 'public.knowledge_notes', tenant: 'tenant_id', as: 'notes' },
   { table: 'public.note_tasks', tenant: 'tenant_id' },
   { table: 'public.skills', tenant: 'tenant_id' },
+  // document sources (bullpen knowledge sync): the folders' documents and their chunks
+  { table: 'public.sources', tenant: 'tenant_id' },
+  { table: 'public.source_documents', tenant: 'tenant_id' },
+  { table: 'public.source_chunks', tenant: 'tenant_id' },
   { table: 'public.memory_embeddings', tenant: 'tenant_id', derived: true },
   // typed links between any two objects (after the tables whose rows they name)
   { table: 'public.links', tenant: 'tenant_id' },

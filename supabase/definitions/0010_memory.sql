@@ -836,6 +836,17 @@ begin
            and not exists (select 1 from jsonb_array_elements(v_lex) l where (l ->> 'id')::uuid = n.id)
          order by 2 desc, n.id limit v_depth) x;
     end if;
+  elsif p_type = 'chunk' then
+    -- source chunks (0031_sources): words only, their document's title and heading weigh most
+    select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', bullpen.lexeme_coverage(x.search, v_lexemes))
+             order by x.rank desc, x.id), '[]') into v_lex from (
+      select c.id, c.search, pg_catalog.ts_rank_cd(c.search, v_tsq, 1) as rank from (
+        select sc.id, sc.search
+          from public.source_chunks sc
+         where sc.tenant_id = v_tenant and sc.search @@ v_tsq
+           and ((p_filter ->> 'project_id') is null or sc.project_id = (p_filter ->> 'project_id')::uuid)
+         order by pg_catalog.ts_rank(sc.search, v_tsq, 1) desc, sc.id limit v_depth * 4) c
+       order by 3 desc, c.id limit v_depth) x;
   else
     select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', bullpen.lexeme_coverage(x.search, v_lexemes))
              order by x.rank desc, x.id), '[]') into v_lex from (
@@ -885,7 +896,8 @@ begin
            -- a word match counts for the share of the query's words it covers: one common word out
            -- of six is weak evidence, whatever rank it reached in the word arm
            coalesce(v_wv / (v_k + vec.r), 0)
-             + coalesce(v_wl * case when v_by_coverage then lex.coverage else 1 end / (v_k + lex.r), 0) as score
+             + coalesce(v_wl * case when v_by_coverage then lex.coverage else 1 end / (v_k + lex.r), 0) as score,
+           lex.coverage
       from vec full join lex on lex.id = vec.id
       left join sims on sims.id = lex.id
   ), kept as (
@@ -893,7 +905,8 @@ begin
      order by score desc, id limit v_top
   )
   select coalesce(jsonb_agg(jsonb_build_object('id', id, 'similarity', round(similarity::numeric, 4),
-           'lexical_rank', round(lexical_rank::numeric, 4), 'score', round(score::numeric, 6), 'ord', o) order by o), '[]')
+           'lexical_rank', round(lexical_rank::numeric, 4), 'score', round(score::numeric, 6), 'coverage', round(coverage::numeric, 3),
+           'ord', o) order by o), '[]')
     into v_results
     from (select kept.*, row_number() over (order by score desc, id) as o from kept) k;
   v_mode := case when not v_vector then 'lexical' when numnode(v_tsq) = 0 then 'semantic' else 'hybrid' end;
@@ -926,11 +939,11 @@ declare
   v_top int := greatest(1, least(coalesce((p ->> 'top_k')::int, 10), 100));
   v_fused jsonb;
   -- paging: the cursor is the offset into the ranked list. A hit by meaning alone below min_score
-  -- is no answer, so an unrelated query returns nothing. No default yet: the bundled local model
-  -- rates unrelated text up to 0.42 and some true matches below 0.4
+  -- (default 0.4) is no answer, so an unrelated query returns nothing (bench/retrieval.ts)
   v_cursor text := case when p ->> 'cursor' is not null then bullpen.cursor_arg(p) end;
   v_offset int := 0;
-  v_min_score float8 := coalesce((p ->> 'min_score')::float8, 0);
+  v_min_score float8 := coalesce((p ->> 'min_score')::float8, 0.4);
+  v_types text[] := case when p ? 'types' then bullpen.text_array(p -> 'types') end;
   v_page jsonb;
 begin
   perform bullpen.require_actor();
@@ -945,6 +958,10 @@ begin
   end if;
   if coalesce((p ->> 'duplicates')::boolean, false) then
     return bullpen.note_duplicate_pairs(p, v_project);
+  end if;
+  if v_types is not null and nullif(btrim(p ->> 'q'), '') is not null then
+    -- notes, guidelines, patterns, decisions and source chunks in one ranked list (0031_sources)
+    return bullpen.knowledge_search_types(p, v_project, v_types, v_offset, v_top, v_min_score);
   end if;
   if nullif(btrim(p ->> 'q'), '') is null then
     select coalesce(jsonb_agg(bullpen.note_json(n) order by n.updated_at desc, n.id desc), '[]'::jsonb) into v_page from (
@@ -961,9 +978,10 @@ begin
            'similarity', r.similarity, 'lexical_rank', r.lexical_rank, 'score', r.score) order by r.o), '[]'::jsonb)
     into v_page
     from (select r.*, row_number() over (order by r.ord) as o
-            from jsonb_to_recordset(v_fused -> 'results') as r(id uuid, similarity float8, lexical_rank float8, score float8, ord int)
-           -- min_score: a hit no word matched must be this near by meaning
-           where v_fused ->> 'mode' = 'lexical' or r.lexical_rank is not null or r.similarity >= v_min_score) r
+            from jsonb_to_recordset(v_fused -> 'results') as r(id uuid, similarity float8, lexical_rank float8, score float8, coverage float8, ord int)
+           -- min_score: a hit must be this near by meaning, or matched by enough of the query's words
+           -- (bullpen.search_keeps, 0031_sources)
+           where v_fused ->> 'mode' = 'lexical' or bullpen.search_keeps(r.similarity, r.lexical_rank, r.coverage, v_min_score)) r
     join public.knowledge_notes n on n.tenant_id = v_tenant and n.id = r.id
    where r.o > v_offset and r.o <= v_offset + v_top + 1;
   return jsonb_build_object(

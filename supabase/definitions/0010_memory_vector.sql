@@ -96,6 +96,17 @@ begin
                  and bullpen.note_matches(n, $2, $3, $4)
                order by %1$s limit $5) x $q$, v_order)
       into v_out using p_model, (p_filter ->> 'project_id')::uuid, p_filter ->> 'kind', v_tags, p_depth, v_tenant;
+  elsif p_type = 'chunk' then
+    -- source chunks (0031_sources)
+    execute format($q$
+      select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'similarity', x.similarity) order by x.similarity desc, x.id), '[]'::jsonb)
+        from (select e.object_id as id, 1 - %1$s as similarity
+                from public.memory_embeddings e
+                join public.source_chunks c on c.tenant_id = e.tenant_id and c.id = e.chunk_id
+               where e.tenant_id = $4 and e.model = $1 and e.object_type = 'chunk'
+                 and ($2::uuid is null or c.project_id = $2)
+               order by %1$s limit $3) x $q$, v_order)
+      into v_out using p_model, (p_filter ->> 'project_id')::uuid, p_depth, v_tenant;
   else
     execute format($q$
       select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'similarity', x.similarity) order by x.similarity desc, x.id), '[]'::jsonb)
@@ -154,6 +165,17 @@ begin
   elsif p_type = 'decision' and not exists (select 1 from public.decisions d where d.tenant_id = v_tenant
                                               and d.embedding_status in ('pending', 'unavailable')) then
     return 1;
+  elsif p_type = 'chunk' then
+    if not exists (select 1 from public.source_chunks c where c.tenant_id = v_tenant and c.embedding_status in ('pending', 'unavailable')) then
+      return 1;
+    end if;
+    select count(*) into v_objects from (select 1 from public.source_chunks c
+      where c.tenant_id = v_tenant and ((p_filter ->> 'project_id') is null or c.project_id = (p_filter ->> 'project_id')::uuid) limit 2000) x;
+    select count(*) into v_vectors from (select 1 from public.memory_embeddings e
+      join public.source_chunks c on c.tenant_id = e.tenant_id and c.id = e.chunk_id
+      where e.tenant_id = v_tenant and e.model = p_model and e.object_type = 'chunk'
+        and ((p_filter ->> 'project_id') is null or c.project_id = (p_filter ->> 'project_id')::uuid) limit 2000) x;
+    return case when v_objects = 0 then 1 else least(1, v_vectors::float8 / v_objects) end;
   end if;
   if p_type = 'note' then
     select count(*) into v_objects from (select 1 from public.knowledge_notes n

@@ -65,6 +65,11 @@ begin
     return (select jsonb_build_object('type', 'attachment', 'id', a.id, 'label', coalesce(a.title, a.filename, a.kind),
                               'project_id', null, 'status', null, 'tags', '[]'::jsonb)
                               from public.attachments a where a.tenant_id = v_tenant and a.id = p_id);
+  elsif p_type = 'source' then
+    return (select jsonb_build_object('type', 'source', 'id', d.id, 'label', d.title || ' (' || d.path || ')', 'project_id', s.project_id,
+                          'status', case when d.tombstoned_at is null then 'live' else 'tombstoned' end, 'tags', '[]'::jsonb)
+                          from public.source_documents d join public.sources s on s.tenant_id = d.tenant_id and s.id = d.source_id
+                         where d.tenant_id = v_tenant and d.id = p_id);
   end if;
   return null;
 end

@@ -73,7 +73,7 @@ describe('the 0010 vector migration on an upgraded database', () => {
       }
       db = await r.open();
       expect(db.vector).toBe(true);
-      expect(await applied(db)).toEqual(['0010_memory_vector.sql', '0010_memory_vector.sql']);
+      expect(await applied(db)).toEqual(['0010_memory_vector.sql', '0010_memory_vector.sql', '0031_sources_vector.sql']);
       const [state] = await db.query<{ ext: boolean; hnsw: boolean; status: string }>(
         `select exists(select 1 from pg_extension where extname = 'vector') as ext,
                 to_regclass('public.memory_embeddings_hnsw_use_lite') is not null as hnsw,

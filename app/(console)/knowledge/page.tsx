@@ -1,9 +1,9 @@
 import type { Metadata } from 'next';
-import { KnowledgeView } from '@/components/knowledge-view';
+import { KnowledgeWithSources } from '@/components/sources-view';
 import { ViewPage } from '../view-page';
 
 export const metadata: Metadata = { title: 'Knowledge · Bullpen' };
 
 export default function KnowledgePage() {
-  return <ViewPage View={KnowledgeView} />;
+  return <ViewPage View={KnowledgeWithSources} />;
 }

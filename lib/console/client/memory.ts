@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import type { DecisionQueryOutput, KnowledgeSearchOutput, SkillListOutput } from '../types';
+import type { DecisionQueryOutput, KnowledgeSearchOutput, NoteHit, SkillListOutput } from '../types';
 import { readTool } from './api';
 import { refetchAfterChange } from './cache';
 import { useLiveChanges } from './live';
@@ -37,6 +37,9 @@ export function useDecisions(filter: { project_id?: string; include_superseded: 
   });
 }
 
+/** knowledge_search without `types` answers notes only. */
+type NoteSearchOutput = Omit<KnowledgeSearchOutput, 'results'> & { results: NoteHit[] };
+
 export function useNotes(filter: { q?: string; project_id?: string; kind?: string; tag?: string; lexical_only?: boolean }) {
   const { ready } = useMemoryLive();
   const input = {
@@ -49,7 +52,7 @@ export function useNotes(filter: { q?: string; project_id?: string; kind?: strin
   };
   return useQuery({
     queryKey: memoryKeys.notes(input),
-    queryFn: () => readTool<KnowledgeSearchOutput>('knowledge_search', input),
+    queryFn: () => readTool<NoteSearchOutput>('knowledge_search', input),
     enabled: ready,
     // embedding happens in the background: look again while a note is still on its way
     refetchInterval: (q) => (q.state.data?.results.some((n) => n.embedding_status === 'pending') ? 2000 : false),
