@@ -68,6 +68,9 @@ export const EXPORT_TABLES: readonly ExportTable[] = [
   { table: 'public.repositories', tenant: 'tenant_id' },
   { table: 'public.project_repositories', tenant: 'tenant_id' },
   { table: 'public.runs', tenant: 'tenant_id' },
+  // costs: the usage ledger (after the runs, tasks and workflows its rows name) and the budgets
+  { table: 'public.usage_events', tenant: 'tenant_id' },
+  { table: 'public.budgets', tenant: 'tenant_id' },
   { table: 'public.code_refs', tenant: 'tenant_id' },
   { table: 'public.attachments', tenant: 'tenant_id' },
   // the bytes the server holds for file attachments (the bytes themselves travel in `files`)
@@ -90,6 +93,7 @@ export const NOT_EXPORTED: Readonly<Record<string, string>> = {
   'public.code_graph_imports': 'part of a code graph (derived from the code)',
   'public.code_graph_cycles': 'part of a code graph (derived from the code)',
   'public.webhooks': 'their signing secrets are credentials of this server: add the webhooks again after an import',
+  'public.budget_reservations': 'live reservations of live leases; leases end with the move, and so do they',
   'public.webhook_deliveries': 'the delivery log of this server\'s webhooks',
 };
 

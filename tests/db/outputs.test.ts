@@ -270,6 +270,26 @@ describe('output contracts', () => {
     expect(ok(await t.agent.call('task_get', { task_id: mine })).collisions).toHaveLength(1);
   });
 
+  it('costs: usage reported on a task, summed, a budget set and its status', async () => {
+    const task = ok(await t.agent.call('task_create', { project_id: 'PAY', title: 'priced work' })).task_id;
+    ok(await t.agent.call('task_claim', { task_id: task, estimated_cost_usd: 0.1 }));
+    ok(await t.agent.call('run_heartbeat', { task_id: task, usage: { model: 'gpt-4o', provider: 'openai', tokens_in: 1000, tokens_out: 100, tokens_cache_read: 50 } }));
+    ok(await t.agent.call('cost_summary', { period: 'all', group_by: 'model' }));
+    ok(await t.agent.call('cost_summary', { period: 'day', project_id: 'PAY' }));
+    ok(await t.human.call('budget_set', { scope: 'project', scope_id: 'PAY', period: 'month', limit_usd: 50 }));
+    ok(await t.agent.call('budget_status', {}));
+  });
+
+  it('sources: a sync begun, fed and finished, listed, a document and a chunk read', async () => {
+    const begin = ok(await t.agent.call('source_sync', { action: 'begin', source: 'handbook', project_id: 'PAY' }));
+    ok(await t.agent.call('source_sync', { action: 'put', source: 'handbook', sync_id: begin.sync_id, documents: { 'intro.md': '# Intro\n\nhello\n\n## More\n\nthere' } }));
+    ok(await t.agent.call('source_sync', { action: 'finish', source: 'handbook', sync_id: begin.sync_id, paths: ['intro.md'] }));
+    ok(await t.agent.call('source_list', {}));
+    const doc = (await db.query<{ id: string }>(`select id from public.source_documents where tenant_id = $1 and path = 'intro.md'`, [t.id]))[0];
+    const got = ok(await t.agent.call('source_get', { document_id: doc.id }));
+    ok(await t.agent.call('chunk_get', { chunk_id: got.chunks[0].id, context_chunks: 1 }));
+  });
+
   it('leaves no tool of the registry unchecked', () => {
     expect(registry.map((x) => x.name).filter((name) => !called.has(name))).toEqual([]);
   });
