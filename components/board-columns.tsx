@@ -7,6 +7,7 @@ import { runToolAction } from '@/lib/console/actions';
 import { viaAction } from '@/lib/console/client/api';
 import { keys as cacheKeys, type Column } from '@/lib/console/client/cache';
 import { useToast } from '@/lib/console/client/toast';
+import { useCollisions } from '@/lib/console/client/collisions';
 import { useColumns } from '@/lib/console/client/hooks';
 import { useLiveChanges } from '@/lib/console/client/live';
 import { useMoveTask, useReorderTask } from '@/lib/console/client/mutations';
@@ -53,6 +54,7 @@ export function BoardColumns({
   const recover = useRecoverTask(projectId);
   const [expanded, setExpanded] = useState<Partial<Record<TaskStatus, boolean>>>({});
   const [phoneColumn, setPhoneColumn] = useState<TaskStatus | null>(null);
+  const collisions = useCollisions(projectId);
   const open = useColumns(projectId, OPEN_COLUMNS);
   const folded = useColumns(projectId, FOLDED_COLUMNS, (s) => !!expanded[s]);
   const openData = open.map((c) => c.data);
@@ -158,6 +160,7 @@ export function BoardColumns({
                     onPointerDown={onPointerDown}
                     dragging={drag?.task.id === t.id}
                     onRecover={recover}
+                    collisions={collisions.get(t.id)}
                   />
                 ))}
               </BoardColumn>

@@ -2,7 +2,7 @@
 
 import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { Bar, BarChart, CartesianGrid, Cell, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, Cell, Legend, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useBudgets, useCostSummary } from '@/lib/console/client/costs';
 import { writeTool } from '@/lib/console/client/mutations';
 import { useToast } from '@/lib/console/client/toast';
@@ -46,6 +46,69 @@ function SpendBars({ data, testId, title }: { data: CostSummaryOutput | undefine
             <Bar dataKey="cost" name="Spend" isAnimationActive={false}>
               {rows.map((_, i) => <Cell key={i} fill={PALETTE[i % PALETTE.length]} />)}
             </Bar>
+          </BarChart>
+        </ResponsiveContainer>
+      )}
+    </Panel>
+  );
+}
+
+const SPLITS = [
+  { id: 'total', label: 'Total' },
+  { id: 'agent', label: 'By agent' },
+  { id: 'model', label: 'By model' },
+] as const;
+type Split = (typeof SPLITS)[number]['id'];
+/** How many agents or models get a band of their own in the stacked chart; the rest are "others". */
+const TOP_SERIES = 6;
+
+/** Rows for a stacked chart by day: one key per top group, the rest summed as "others". */
+export function stackedByDay(data: CostSummaryOutput | undefined): { rows: Record<string, string | number>[]; series: string[] } {
+  const groups = (data?.groups ?? []).filter((g) => g.daily);
+  const series: string[] = [];
+  const byDay = new Map<string, Record<string, string | number>>();
+  groups.forEach((g, i) => {
+    const name = i < TOP_SERIES ? (g.label ?? g.key ?? 'none') : 'others';
+    if (!series.includes(name)) series.push(name);
+    for (const d of g.daily ?? []) {
+      const row = byDay.get(d.day) ?? { day: d.day };
+      row[name] = Number(row[name] ?? 0) + d.cost_usd;
+      byDay.set(d.day, row);
+    }
+  });
+  return { rows: [...byDay.values()].sort((a, b) => String(a.day).localeCompare(String(b.day))), series };
+}
+
+/** Spend over time: the total by day, or stacked by agent or by model. */
+function SpendOverTime({ byDay, byAgent, byModel }: { byDay: CostSummaryOutput | undefined; byAgent: CostSummaryOutput | undefined; byModel: CostSummaryOutput | undefined }) {
+  const [split, setSplit] = useState<Split>('total');
+  const source = split === 'agent' ? byAgent : split === 'model' ? byModel : byDay;
+  const { rows, series } =
+    split === 'total'
+      ? { rows: (byDay?.groups ?? []).map((g) => ({ day: g.key ?? '', Spend: g.cost_usd })), series: ['Spend'] }
+      : stackedByDay(source);
+  return (
+    <Panel title="Spend over time" testId="costs-over-time">
+      <div className="mb-2 flex gap-1" role="group" aria-label="Split spend by">
+        {SPLITS.map((s) => (
+          <button key={s.id} type="button" onClick={() => setSplit(s.id)} aria-pressed={s.id === split}
+            className={`rounded-md px-2 py-0.5 text-[12px] ${s.id === split ? 'bg-zinc-200/70 font-medium' : 'text-zinc-600 hover:bg-zinc-100'}`}>
+            {s.label}
+          </button>
+        ))}
+      </div>
+      {!source ? <SkeletonRows className="h-6" /> : (
+        <ResponsiveContainer width="100%" height={200}>
+          <BarChart data={rows} margin={{ left: 8, right: 16 }}>
+            <CartesianGrid vertical={false} stroke="#e4e4e7" />
+            <XAxis dataKey="day" tick={AXIS} />
+            <YAxis tick={AXIS} tickFormatter={(v: number) => usd(v)} width={64} />
+            <Tooltip formatter={(v) => usd(Number(v))} />
+            {series.length > 1 && <Legend wrapperStyle={{ fontSize: 11 }} />}
+            {series.map((name, i) => (
+              <Bar key={name} dataKey={name} name={name} stackId="spend" fill={PALETTE[i % PALETTE.length]} isAnimationActive={false} />
+            ))}
+            <ReferenceLine y={0} stroke="#a1a1aa" />
           </BarChart>
         </ResponsiveContainer>
       )}
@@ -125,12 +188,11 @@ function BudgetForm() {
 export function CostsView() {
   const [period, setPeriod] = useState<Period>('month');
   const byDay = useCostSummary('day', period);
-  const byAgent = useCostSummary('agent', period);
-  const byModel = useCostSummary('model', period);
+  const byAgent = useCostSummary('agent', period, true);
+  const byModel = useCostSummary('model', period, true);
   const byTask = useCostSummary('task', period);
   const budgets = useBudgets();
   const empty = byDay.data && byDay.data.total.calls === 0;
-  const days = (byDay.data?.groups ?? []).map((g) => ({ day: g.key ?? '', cost: g.cost_usd }));
   return (
     <div className="flex min-h-0 flex-1 flex-col">
       <header className="flex h-12 shrink-0 items-center gap-3 border-b border-zinc-200 px-4">
@@ -156,20 +218,7 @@ export function CostsView() {
         ) : (
           <div className="grid gap-4 lg:grid-cols-2">
             <div className="lg:col-span-2">
-              <Panel title="Spend over time" testId="costs-over-time">
-                {!byDay.data ? <SkeletonRows className="h-6" /> : (
-                  <ResponsiveContainer width="100%" height={180}>
-                    <BarChart data={days} margin={{ left: 8, right: 16 }}>
-                      <CartesianGrid vertical={false} stroke="#e4e4e7" />
-                      <XAxis dataKey="day" tick={AXIS} />
-                      <YAxis tick={AXIS} tickFormatter={(v: number) => usd(v)} width={64} />
-                      <Tooltip formatter={(v) => usd(Number(v))} />
-                      <Bar dataKey="cost" name="Spend" fill={PALETTE[0]} isAnimationActive={false} />
-                      <ReferenceLine y={0} stroke="#a1a1aa" />
-                    </BarChart>
-                  </ResponsiveContainer>
-                )}
-              </Panel>
+              <SpendOverTime byDay={byDay.data} byAgent={byAgent.data} byModel={byModel.data} />
             </div>
             <SpendBars data={byAgent.data} testId="costs-by-agent" title="By agent" />
             <SpendBars data={byModel.data} testId="costs-by-model" title="By model" />

@@ -130,7 +130,7 @@ function ProjectBudgets({ projectKey }: { projectKey: string }) {
     <section className="rounded-lg border border-zinc-200 p-4" data-testid="brief-budgets">
       <h3 className="text-[12px] font-semibold tracking-wide text-zinc-500 uppercase">Budget</h3>
       {budgets.length === 0 ? (
-        <p className="mt-2 text-[12px] text-zinc-500">No budget: spending is not capped. <Link className="text-indigo-600 hover:underline" href="/costs">Costs</Link></p>
+        <p className="mt-2 text-[12px] text-zinc-500">No budget: spending is not capped. <Link className="text-indigo-600 underline" href="/costs">Costs</Link></p>
       ) : (
         <ul className="mt-2 space-y-1 text-[12px]">
           {budgets.map((b) => (

@@ -1,6 +1,7 @@
 'use client';
 
 import { memo } from 'react';
+import type { Collision } from '@/lib/console/client/collisions';
 import { timeLeft } from '@/lib/console/format';
 import { PRIORITY_LABEL, type Actor, type TaskRow } from '@/lib/console/types';
 import { ActorAvatar } from './actor-avatar';
@@ -22,10 +23,12 @@ type Props = {
   dragging: boolean;
   /** Recovers a stale card (lease lapsed, or its holder paused or deactivated); absent: no action. */
   onRecover?: (task: TaskRow) => void;
+  /** In-progress tasks whose files are near this task's (code_collisions): a warning badge. */
+  collisions?: Collision[];
 };
 
 /** One task on the board: ref, title, priority, assignee, labels, blockers, checklist and lease. */
-export const TaskCard = memo(function TaskCard({ task, assignee, leaseHolder, now, focusable, selected, onOpen, onFocusCard, onPointerDown, dragging, onRecover }: Props) {
+export const TaskCard = memo(function TaskCard({ task, assignee, leaseHolder, now, focusable, selected, onOpen, onFocusCard, onPointerDown, dragging, onRecover, collisions }: Props) {
   const leaseLive = !!task.lease && new Date(task.lease.expires_at).getTime() > now;
   // stale: in progress with no live lease, or held by an agent that is not working (paused, deactivated)
   const stale = task.status === 'in_progress' && (!leaseLive || (!!leaseHolder && leaseHolder.status !== 'active'));
@@ -52,6 +55,17 @@ export const TaskCard = memo(function TaskCard({ task, assignee, leaseHolder, no
           <PriorityIcon priority={task.priority} />
         </span>
         <span className="font-mono text-[11px] text-zinc-500">{task.ref}</span>
+        {collisions && collisions.length > 0 && (
+          <span
+            data-testid="collision-badge"
+            title={`Near work in progress: ${collisions.map((c) => `${c.task}${c.holder ? ` (${c.holder})` : ''} on ${c.files.join(', ')}`).join('; ')}`}
+            className="inline-flex items-center gap-0.5 rounded bg-amber-50 px-1 text-[10px] font-medium text-amber-800 ring-1 ring-amber-200"
+          >
+            <span aria-hidden>⚠</span>
+            <span className="sr-only">Collides with </span>
+            {collisions.map((c) => c.task).join(', ')}
+          </span>
+        )}
         {task.open_blockers > 0 && (
           <span data-testid="blocked-by" title={`Waiting on ${task.open_blockers} unfinished task${task.open_blockers === 1 ? '' : 's'}`} className="inline-flex items-center gap-0.5 rounded bg-red-50 px-1 text-[10px] font-medium text-red-600 ring-1 ring-red-100">
             <LockIcon className="size-2.5" />

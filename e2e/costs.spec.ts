@@ -36,6 +36,14 @@ test('the Costs page: an empty state, then spend by agent and model, a budget ba
   // 100k in × $3/M + 10k out × $15/M = $0.45, and Bob's reported $0.20
   await expect(page.getByTestId('costs-total')).toContainText('$0.65');
   await expect(page.getByTestId('costs-over-time').locator('svg.recharts-surface')).toBeVisible();
+  // spend over time, stacked by agent and by model: each has a band named in the legend
+  const overTime = page.getByTestId('costs-over-time');
+  await overTime.getByRole('button', { name: 'By agent' }).click();
+  await expect(overTime.locator('.recharts-legend-wrapper')).toContainText('Ada');
+  await expect(overTime.locator('.recharts-legend-wrapper')).toContainText('Bob');
+  await overTime.getByRole('button', { name: 'By model' }).click();
+  await expect(overTime.locator('.recharts-legend-wrapper')).toContainText('claude-sonnet-4-5');
+  await expect(overTime.locator('.recharts-legend-wrapper')).toContainText('house-model');
   await expect(page.getByTestId('costs-by-agent')).toContainText('Ada');
   await expect(page.getByTestId('costs-by-agent')).toContainText('Bob');
   await expect(page.getByTestId('costs-by-model')).toContainText('claude-sonnet-4-5');

@@ -62,6 +62,8 @@ export async function syncSource(opts: {
   dir: string;
   source: string;
   project?: string;
+  /** Mark every document of the source sensitive (a key with the sensitive scope syncs it). */
+  sensitive?: boolean;
   call: ToolCall;
   out?: Pick<Console, 'log' | 'error'>;
 }): Promise<SourceSyncResult> {
@@ -69,7 +71,14 @@ export async function syncSource(opts: {
   const dir = path.resolve(opts.dir);
   if (!(await stat(dir).catch(() => null))?.isDirectory()) throw new Error(`${opts.dir}: not a folder`);
   const files = await listSourceFiles(dir);
-  const begin = check(await opts.call('source_sync', { action: 'begin', source: opts.source, ...(opts.project ? { project_id: opts.project } : {}) }));
+  const begin = check(
+    await opts.call('source_sync', {
+      action: 'begin',
+      source: opts.source,
+      ...(opts.project ? { project_id: opts.project } : {}),
+      ...(opts.sensitive ? { sensitivity: 'sensitive' } : {}),
+    }),
+  );
   const syncId = begin.sync_id as string;
   const known = begin.documents as Record<string, string>;
   const errors: Record<string, string> = {};

@@ -30,7 +30,7 @@ Usage:
                                                    invite a human: prints a one-time console sign-in link
   bullpen skills sync [--dir .claude/skills] [--project KEY] [--json]
                                                    write the workspace's skills as <slug>/SKILL.md
-  bullpen knowledge sync PATH --source NAME [--project KEY] [--json]
+  bullpen knowledge sync PATH --source NAME [--project KEY] [--sensitive] [--json]
                                                    index a folder of Markdown and text files as source documents
   bullpen knowledge sources [--json]               each source's documents, chunks, last sync and errors
   bullpen repo index [PATH] [--repository-id ID] [--json]
@@ -321,14 +321,16 @@ async function repoIndex(argv: string[]): Promise<number> {
 }
 
 async function knowledgeSync(argv: string[]): Promise<number> {
-  const { values, positionals } = commandArgs(argv, { source: { type: 'string', short: 's' }, project: { type: 'string', short: 'p' }, json: { type: 'boolean' } }, true);
+  const { values, positionals } = commandArgs(argv, { source: { type: 'string', short: 's' }, project: { type: 'string', short: 'p' }, sensitive: { type: 'boolean' }, json: { type: 'boolean' } }, true);
   if (values.help || positionals.length !== 1 || !values.source) {
     return usageExit(
-      'Usage: bullpen knowledge sync PATH --source NAME [--project KEY] [--json]\n\n' +
+      'Usage: bullpen knowledge sync PATH --source NAME [--project KEY] [--sensitive] [--json]\n\n' +
         'Indexes the Markdown and text files under PATH (.md, .markdown, .mdx, .txt; dot folders and node_modules skipped)\n' +
         'as the source NAME: documents cut into chunks along their headings, embedded in the background and found by\n' +
         'knowledge_search {types: ["chunk"]}. Only changed files are sent (content hash); a vanished file is tombstoned.\n' +
-        'Two syncs of one source never run at once. Needs BULLPEN_API_KEY; BULLPEN_URL defaults to the running server.',
+        'Two syncs of one source never run at once. --sensitive marks every document of the source sensitive: only keys\n' +
+        'with the sensitive scope (and people in the console) see them, and only such a key syncs the source again.\n' +
+        'Needs BULLPEN_API_KEY; BULLPEN_URL defaults to the running server.',
       !!values.help,
       values.help ? console.log : console.error,
     );
@@ -342,7 +344,7 @@ async function knowledgeSync(argv: string[]): Promise<number> {
   const conn = await connectTools(key);
   try {
     const quiet = { log: () => {}, error: (line: string) => console.error(line) };
-    const result = await syncSource({ dir: positionals[0], source: values.source, project: values.project, call: conn.call, out: values.json ? quiet : console });
+    const result = await syncSource({ dir: positionals[0], source: values.source, project: values.project, sensitive: values.sensitive, call: conn.call, out: values.json ? quiet : console });
     if (values.json) console.log(JSON.stringify({ ok: true, ...result }));
     return EXIT.OK;
   } catch (err) {

@@ -35,7 +35,7 @@ export type { DecisionQueryOutput } from '../core/decisions';
 export type { CouncilGetOutput, CouncilQueryOutput, CouncilRow, CouncilSummary } from '../core/council';
 export type { BudgetRow, BudgetStatusOutput, CostSummaryOutput } from '../core/costs';
 export type { WorkflowDefinition, WorkflowGetOutput, WorkflowInstanceFull, WorkflowInstanceRow, WorkflowQueryOutput, WorkflowRow, WorkflowStatus } from '../core/workflows';
-export type { CodeCriticalFilesOutput, CodeCyclesOutput } from '../core/code-graph';
+export type { CodeCollisionsOutput, CodeCriticalFilesOutput, CodeCyclesOutput } from '../core/code-graph';
 export type { WebhookAddOutput, WebhookListOutput } from '../core/events';
 export type { KnowledgeSearchOutput } from '../core/knowledge';
 export type { ChunkHit, SourceGetOutput, SourceRow } from '../core/sources';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './tool';
-import { docs, idempotencyKey, limit, uuid } from './fields';
+import { docs, idempotencyKey, limit, projectRef, uuid } from './fields';
 import { id, timestamp, writeResult } from './rows';
 
 /**
@@ -139,6 +139,16 @@ export const codeCriticalFilesOutput = z.strictObject({
 });
 export type CodeCriticalFilesOutput = z.infer<typeof codeCriticalFilesOutput>;
 
+export const codeCollisionsInput = z.strictObject({ project_id: projectRef });
+export type CodeCollisionsInput = z.infer<typeof codeCollisionsInput>;
+
+export const codeCollisionsOutput = z.strictObject({
+  tasks: z
+    .array(z.strictObject({ task: z.string(), task_id: id, status: z.string(), collisions: z.array(collisionRow) }))
+    .describe("the project's open tasks with a collision, each with what it collides with"),
+});
+export type CodeCollisionsOutput = z.infer<typeof codeCollisionsOutput>;
+
 export const codeGraphTools = [
   defineTool({
     name: 'code_graph_upload',
@@ -178,6 +188,16 @@ export const codeGraphTools = [
     description: 'Returns files ranked by how many files depend on them, directly or not. Use when judging what to change with care.',
     input: codeCriticalFilesInput,
     output: codeCriticalFilesOutput,
+    kind: 'read',
+    idempotent: true,
+  }),
+  defineTool({
+    name: 'code_collisions',
+    room: 'code_graph',
+    title: 'Collisions',
+    description: "Returns a project's open tasks whose files are near an in-progress task's. Use when planning who works where.",
+    input: codeCollisionsInput,
+    output: codeCollisionsOutput,
     kind: 'read',
     idempotent: true,
   }),

@@ -30,6 +30,7 @@ export const costSummaryInput = z.strictObject({
   to: z.iso.datetime({ offset: true }).optional(),
   group_by: z.enum(['agent', 'model', 'project', 'task', 'workflow', 'day']).optional(),
   project_id: projectRef.optional(),
+  daily: z.boolean().optional().meta(docs('each group also gets its spend by day')),
 });
 export type CostSummaryInput = z.infer<typeof costSummaryInput>;
 
@@ -39,7 +40,14 @@ export const costSummaryOutput = z.strictObject({
   group_by: z.string().nullable(),
   total: z.strictObject(tokens),
   groups: z
-    .array(z.strictObject({ key: z.string().nullable().describe('null: none, or the "other" group past 200'), label: z.string().nullable(), ...tokens }))
+    .array(
+      z.strictObject({
+        key: z.string().nullable().describe('null: none, or the "other" group past 200'),
+        label: z.string().nullable(),
+        ...tokens,
+        daily: z.array(z.strictObject({ day: z.string(), cost_usd: z.number() })).optional().describe('with daily: spend by UTC day, oldest first'),
+      }),
+    )
     .describe('by cost, highest first (by date for day); they add up to total'),
 });
 export type CostSummaryOutput = z.infer<typeof costSummaryOutput>;

@@ -379,7 +379,7 @@ A claim puts a time-limited lease on a task; while it is live nobody else can cl
 - Search & skills: \`search\` (keywords, everything), \`skill_list\`, \`skill_get\`, \`skill_upsert\` (see \`skills\`).
 
 ## All of it, one vocabulary
-The contract's 68 tools are all callable; the guide index (\`guide()\`) lists them by room, straight from the server's registry. A key may be scoped to some rooms: your tool list shows what yours may call.
+Every tool of the registry is callable; the guide index (\`guide()\`) lists them by room, straight from the server's registry. A key may be scoped to some rooms: your tool list shows what yours may call.
 `;
 
 const THE_LOOP = `

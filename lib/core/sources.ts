@@ -107,6 +107,7 @@ export const sourceSyncInput = z.strictObject({
   action: z.enum(['begin', 'put', 'finish']),
   source: sourceName,
   project_id: projectRef.optional().meta(docs('begin: the project the source belongs to')),
+  sensitivity: z.enum(['normal', 'sensitive']).optional().meta(docs('begin: of every document')),
   sync_id: uuid.optional().meta(docs("begin's answer; put and finish name it")),
   documents: z
     .record(docPath, z.string().max(1_000_000))
@@ -127,6 +128,7 @@ export const sourceRow = z
     name: z.string(),
     project_id: id.nullable(),
     project_key: z.string().nullable(),
+    sensitivity: z.enum(['normal', 'sensitive']),
     documents: z.number().int(),
     tombstoned: z.number().int(),
     chunks: z.number().int(),

@@ -313,6 +313,7 @@ declare
   v_project uuid;
   v_total jsonb;
   v_groups jsonb;
+  v_daily boolean := coalesce((p ->> 'daily')::boolean, false) and v_group is distinct from 'day' and v_group is not null;
 begin
   perform bullpen.require_actor();
   if p ->> 'project_id' is not null then
@@ -357,7 +358,17 @@ begin
                                                        where t.tenant_id = v_tenant and t.id = f.k::uuid)
                           else f.k end,
             'tokens_in', f.tin, 'tokens_out', f.tout, 'tokens_cache_read', f.tcr, 'tokens_cache_write', f.tcw,
-            'cost_usd', f.cost, 'calls', f.calls) order by f.kept desc, f.rn) from folded f), '[]')
+            'cost_usd', f.cost, 'calls', f.calls)
+            || case when v_daily and f.kept then jsonb_build_object('daily', coalesce((
+                 select jsonb_agg(jsonb_build_object('day', d.day, 'cost_usd', d.cost) order by d.day)
+                   from (select to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD') as day, sum(e.cost_usd) as cost
+                           from public.usage_events e
+                          where e.tenant_id = v_tenant and e.created_at >= v_from and e.created_at < v_to
+                            and (v_project is null or e.project_id = v_project)
+                            and (case v_group when 'agent' then e.actor_id::text when 'model' then e.model when 'project' then e.project_id::text
+                                              when 'task' then e.task_id::text when 'workflow' then e.workflow_id::text end) is not distinct from f.k
+                          group by 1) d), '[]')) else '{}'::jsonb end
+            order by f.kept desc, f.rn) from folded f), '[]')
     into v_total, v_groups;
   return jsonb_build_object('from', case when v_from = '-infinity' then null else v_from end,
     'to', case when v_to = 'infinity' then null else v_to end, 'group_by', v_group, 'total', v_total, 'groups', v_groups);

@@ -403,6 +403,36 @@ end
 $$;
 alter function public.code_critical_files(jsonb) owner to bullpen_writer;
 
+/**
+ * The board's collision badges: a project's open tasks whose code refs name files, each with the
+ * in-progress tasks it collides with (bullpen.task_collisions, as task_claim and task_get warn).
+ */
+create or replace function public.code_collisions(p jsonb) returns jsonb
+language plpgsql stable
+security definer
+set search_path = ''
+as $$
+declare
+  v_project public.projects;
+  v_out jsonb;
+begin
+  perform bullpen.require_actor();
+  v_project := bullpen.resolve_project(p ->> 'project_id');
+  select coalesce(jsonb_agg(jsonb_build_object('task', v_project.key || '-' || x.seq, 'task_id', x.id, 'status', x.status,
+                                               'collisions', x.c -> 'collisions') order by x.seq), '[]')
+    into v_out
+    from (select t.id, t.seq, t.status, bullpen.task_collisions(t) as c
+            from public.tasks t
+           where t.tenant_id = v_project.tenant_id and t.project_id = v_project.id
+             and t.status not in ('done', 'cancelled', 'skipped', 'failed')
+             and exists (select 1 from public.code_refs r
+                          where r.tenant_id = t.tenant_id and r.task_id = t.id and cardinality(r.files) > 0)) x
+   where x.c ? 'collisions';
+  return jsonb_build_object('tasks', v_out);
+end
+$$;
+alter function public.code_collisions(jsonb) owner to bullpen_writer;
+
 -- ---------------------------------------------------------------------------------------------
 -- Grants: the RPCs to the API roles; helpers only to the writer and the server.
 -- ---------------------------------------------------------------------------------------------
@@ -433,3 +463,5 @@ revoke all on function public.code_cycles(jsonb) from public, anon;
 grant execute on function public.code_cycles(jsonb) to authenticated, service_role;
 revoke all on function public.code_critical_files(jsonb) from public, anon;
 grant execute on function public.code_critical_files(jsonb) to authenticated, service_role;
+revoke all on function public.code_collisions(jsonb) from public, anon;
+grant execute on function public.code_collisions(jsonb) to authenticated, service_role;

@@ -24,7 +24,7 @@ create or replace function bullpen.source_json(s public.sources) returns jsonb
 language plpgsql stable
 as $$
 begin
-  return jsonb_build_object('id', s.id, 'name', s.name, 'project_id', s.project_id,
+  return jsonb_build_object('id', s.id, 'name', s.name, 'project_id', s.project_id, 'sensitivity', s.sensitivity,
     'project_key', (select pr.key from public.projects pr where pr.tenant_id = s.tenant_id and pr.id = s.project_id),
     'documents', (select count(*) from public.source_documents d where d.tenant_id = s.tenant_id and d.source_id = s.id and d.tombstoned_at is null),
     'tombstoned', (select count(*) from public.source_documents d where d.tenant_id = s.tenant_id and d.source_id = s.id and d.tombstoned_at is not null),
@@ -115,6 +115,9 @@ begin
     values (bullpen.tenant_id(), p ->> 'source', v_project.id, bullpen.actor_id())
     on conflict (tenant_id, name) do nothing;
     select * into v_src from public.sources s where s.tenant_id = bullpen.tenant_id() and s.name = p ->> 'source' for update;
+    -- a sensitive source is synced only by a caller who may see what it holds (0035)
+    perform bullpen.assert_sensitivity(v_src.sensitivity, format('source %s', v_src.name));
+    perform bullpen.assert_sensitivity(p ->> 'sensitivity', 'sensitivity');
     if v_src.sync_id is not null and v_src.sync_expires_at > now() then
       select a.display_name into v_holder from public.actors a where a.tenant_id = v_src.tenant_id and a.id = v_src.sync_actor_id;
       perform bullpen.fail('CONFLICT',
@@ -130,8 +133,11 @@ begin
     end if;
     update public.sources s
        set sync_id = gen_random_uuid(), sync_actor_id = bullpen.actor_id(), sync_started_at = now(),
-           sync_expires_at = now() + interval '10 minutes', project_id = coalesce(v_project.id, s.project_id)
+           sync_expires_at = now() + interval '10 minutes', project_id = coalesce(v_project.id, s.project_id),
+           sensitivity = coalesce(p ->> 'sensitivity', s.sensitivity)
      where s.tenant_id = v_src.tenant_id and s.id = v_src.id returning * into v_src;
+    update public.source_documents d set sensitivity = v_src.sensitivity
+     where d.tenant_id = v_src.tenant_id and d.source_id = v_src.id and d.sensitivity <> v_src.sensitivity;
     return bullpen.idem_finish(p, jsonb_build_object('source', bullpen.source_json(v_src), 'sync_id', v_src.sync_id,
       'documents', (select coalesce(jsonb_object_agg(d.path, d.content_hash), '{}'::jsonb) from public.source_documents d
                      where d.tenant_id = v_src.tenant_id and d.source_id = v_src.id and d.tombstoned_at is null)));
@@ -145,12 +151,12 @@ begin
         v_unchanged := v_unchanged + 1;
         continue;
       end if;
-      insert into public.source_documents as d (tenant_id, source_id, path, title, body, bytes, content_hash)
+      insert into public.source_documents as d (tenant_id, source_id, path, title, body, bytes, content_hash, sensitivity)
       values (v_src.tenant_id, v_src.id, v_doc ->> 'path', v_doc ->> 'title', v_doc ->> 'body',
-              octet_length(v_doc ->> 'body'), v_hash)
+              octet_length(v_doc ->> 'body'), v_hash, v_src.sensitivity)
       on conflict (tenant_id, source_id, path) do update
         set title = excluded.title, body = excluded.body, bytes = excluded.bytes, content_hash = excluded.content_hash,
-            tombstoned_at = null, updated_at = now()
+            sensitivity = excluded.sensitivity, tombstoned_at = null, updated_at = now()
       returning * into v_row;
       delete from public.source_chunks c
        where c.tenant_id = v_row.tenant_id and c.document_id = v_row.id

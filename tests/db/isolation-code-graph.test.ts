@@ -74,6 +74,7 @@ describe('every code graph tool, called with another workspace’s ids', () => {
     ['code_impact', () => ({ repository_id: a.repo, file_path: 'core.ts' })],
     ['code_cycles', () => ({ repository_id: a.repo })],
     ['code_critical_files', () => ({ repository_id: a.repo })],
+    ['code_collisions', () => ({ project_id: 'SEC' })],
   ];
 
   it.each(cases)('%s answers NOT_FOUND (%#)', async (tool, input) => {
@@ -87,6 +88,7 @@ describe('every code graph tool, called with another workspace’s ids', () => {
     const claimed = ok(await B.agent.call('task_claim', { task_id: b.task }));
     expect(claimed).not.toHaveProperty('collisions');
     expect(JSON.stringify(ok(await B.agent.call('task_get', { task_id: b.task })))).not.toContain('Secret');
+    expect(ok(await B.agent.call('code_collisions', { project_id: 'OPN' })).tasks).toEqual([]);
     const own = ok(await A.agent.call('code_impact', { repository_id: a.repo, file_path: 'core.ts' }));
     expect(own.tasks.map((t: { task_id: string }) => t.task_id)).toEqual([a.task]);
     proofs += 3;

@@ -26,6 +26,7 @@ beforeAll(async () => {
   a.doc = doc.id;
   const [chunk] = await db.query<{ id: string }>(`select id from public.source_chunks where tenant_id = $1 order by ord limit 1`, [A.id]);
   a.chunk = chunk.id;
+  a.project = ok(await A.agent.call('project_create', { title: 'Zanzibar', key: 'ZAN' })).project.id;
   a.note = ok(await A.agent.call('knowledge_write', { title: 'Zanzibar', body: 'A note.' })).note_id;
   a.link = ok(await A.agent.call('link_add', { from: { type: 'note', id: a.note }, to: { type: 'source', id: a.doc }, relation: 'explains' })).link.id;
   b.note = ok(await B.agent.call('knowledge_write', { title: 'B note', body: 'Mine.' })).note_id;
@@ -39,6 +40,8 @@ describe("another workspace's sources read as NOT_FOUND or nothing", () => {
     ['chunk_get', () => ({ chunk_id: a.chunk, context_chunks: 10 })],
     ['link_add', () => ({ from: { type: 'note', id: b.note }, to: { type: 'source', id: a.doc }, relation: 'relates_to' })],
     ['find_related', () => ({ type: 'source', id: a.doc, depth: 3 })],
+    ['source_sync', () => ({ action: 'begin', source: 'elsewhere', project_id: a.project })],
+    ['source_list', () => ({ project_id: a.project })],
   ];
 
   it.each(cases)('%s answers NOT_FOUND (%#)', async (tool, input) => {
@@ -76,6 +79,8 @@ describe("another workspace's sources read as NOT_FOUND or nothing", () => {
       }
     };
     expect(await asWriter(`insert into public.sources (tenant_id, name, created_by_actor_id) values ('${A.id}', 'x', '${A.agent.id}')`)).toBe('42501');
+    expect(await asWriter(`insert into public.source_documents (tenant_id, source_id, path, title, body, bytes, content_hash) values ('${A.id}', gen_random_uuid(), 'x.md', 'x', 'x', 1, 'h')`)).toBe('42501');
+    expect(await asWriter(`insert into public.source_chunks (tenant_id, document_id, ord, start_offset, end_offset, body, doc_title, content_hash) values ('${A.id}', '${a.doc}', 9, 0, 1, 'x', 'x', 'h')`)).toBe('42501');
     await asWriter(`update public.source_chunks set body = 'owned' where id = '${a.chunk}'`);
     await asWriter(`delete from public.source_documents where id = '${a.doc}'`);
     const [row] = await db.query<{ body: string; n: number }>(

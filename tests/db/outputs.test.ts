@@ -266,6 +266,7 @@ describe('output contracts', () => {
     ok(await t.agent.call('code_impact', { repository_id: repo, file_path: 'a.ts' }));
     ok(await t.agent.call('code_cycles', { repository_id: repo }));
     ok(await t.agent.call('code_critical_files', { repository_id: repo }));
+    ok(await t.agent.call('code_collisions', { project_id: 'PAY' }));
     expect(ok(await t.agent.call('task_claim', { task_id: mine })).collisions).toHaveLength(1);
     expect(ok(await t.agent.call('task_get', { task_id: mine })).collisions).toHaveLength(1);
   });

@@ -199,3 +199,38 @@ describe('another workspace', () => {
     fails(await theirs.call('project_summary', { project: ids.project }), 'NOT_FOUND');
   });
 });
+
+describe('a sensitive source: its documents and chunks, by any path', () => {
+  const src: Record<string, string> = {};
+
+  beforeAll(async () => {
+    const begin = ok(await seer.call('source_sync', { action: 'begin', source: 'vault-docs', project_id: 'VLT', sensitivity: 'sensitive' }));
+    expect(begin.source.sensitivity).toBe('sensitive');
+    ok(await seer.call('source_sync', { action: 'put', source: 'vault-docs', sync_id: begin.sync_id, documents: { 'vault.md': `# ${SECRET} combination\n\n${SECRET} opens at midnight` } }));
+    ok(await seer.call('source_sync', { action: 'finish', source: 'vault-docs', sync_id: begin.sync_id, paths: ['vault.md'] }));
+    src.doc = (await db.query<{ id: string }>(`select id from public.source_documents where tenant_id = $1 and path = 'vault.md'`, [T.id]))[0].id;
+    src.chunk = ok(await seer.call('source_get', { document_id: src.doc })).chunks[0].id;
+  });
+
+  it('the caller that may see sensitive items reads the document, its chunk and finds it', async () => {
+    expect(ok(await seer.call('source_get', { document_id: src.doc })).document.title).toContain(SECRET);
+    ok(await seer.call('chunk_get', { chunk_id: src.chunk }));
+    const found = ok(await seer.call('knowledge_search', { q: `${SECRET} combination`, types: ['chunk'], lexical_only: true }));
+    expect(leaks(found)).toBe(true);
+  });
+
+  it('a normal key reads neither, finds nothing, and may not sync the source again', async () => {
+    for (const who of [plain, other]) {
+      fails(await who.call('source_get', { document_id: src.doc }), 'NOT_FOUND');
+      fails(await who.call('chunk_get', { chunk_id: src.chunk }), 'NOT_FOUND');
+      const found = ok(await who.call('knowledge_search', { q: `${SECRET} combination`, types: ['chunk', 'note'], lexical_only: true }));
+      expect(leaks(found)).toBe(false);
+      const listed = ok(await who.call('source_list', {}));
+      expect(leaks(listed)).toBe(false);
+      expect(listed.sources.find((s: { name: string }) => s.name === 'vault-docs')).toMatchObject({ documents: 0 });
+      const refused = fails(await who.call('source_sync', { action: 'begin', source: 'vault-docs' }), 'FORBIDDEN');
+      expect(refused.message).toMatch(/^source vault-docs:/);
+      fails(await who.call('source_sync', { action: 'begin', source: 'open-docs', sensitivity: 'sensitive' }), 'FORBIDDEN');
+    }
+  });
+});

@@ -214,12 +214,18 @@ describe('collisions', () => {
     expect(claimed.collisions).toEqual([{ task: 'WEB-2', task_id: ids.t2, holder: 'Bob', files: ['src/b.ts'] }]);
     const theirs = ok(await bob.call('task_get', { task_id: ids.t2 }));
     expect(theirs.collisions).toEqual([{ task: 'WEB-1', task_id: ids.t1, holder: 'Ada', files: ['src/util.ts'] }]);
+    // the board's badges: both cards, each naming the other
+    const board = ok(await T.human.call('code_collisions', { project_id: 'WEB' })).tasks;
+    expect(board.map((t: { task: string }) => t.task)).toEqual(['WEB-1', 'WEB-2']);
+    expect(board[0].collisions.map((c: { task: string }) => c.task)).toEqual(['WEB-2']);
+    expect(board[1].collisions.map((c: { task: string }) => c.task)).toEqual(['WEB-1']);
     ok(await T.agent.call('task_claim', { task_id: ids.t3 }));
     const quiet = ok(await T.agent.call('task_get', { task_id: ids.t3 }));
     expect(quiet).not.toHaveProperty('collisions');
     // a file far from the others' files
     ok(await bob.call('task_code_ref', { task_id: ids.t2, ref_type: 'branch', branch: 'b', repository_id: ids.ts, files: ['src/lazy.ts'] }));
     expect(ok(await ada.call('task_get', { task_id: ids.t1 }))).not.toHaveProperty('collisions');
+    expect(ok(await T.human.call('code_collisions', { project_id: 'WEB' })).tasks).toEqual([]);
   });
 
   it('a task whose repository has no graph gets no collisions key', async () => {

@@ -139,6 +139,17 @@ describe('cost_summary adds up', () => {
     }
     const byAgent = ok(await S.agent.call('cost_summary', { period: 'all', group_by: 'agent' }));
     expect(byAgent.groups.map((g: { label: string }) => g.label).sort()).toEqual([`Agent costs-sum`, 's1', 's2']);
+    // daily: each group's spend by day adds up to the group, to the cent, days oldest first
+    for (const group_by of ['agent', 'model', 'project'] as const) {
+      const d = ok(await S.agent.call('cost_summary', { period: 'all', group_by, daily: true }));
+      expect(d.total).toEqual(byAgent.total);
+      for (const g of d.groups as { key: string; cost_usd: number; daily: { day: string; cost_usd: number }[] }[]) {
+        expect(g.daily.length, `${group_by} ${g.key}`).toBeGreaterThan(0);
+        expect(g.daily.map((x) => x.day)).toEqual([...g.daily.map((x) => x.day)].sort());
+        expect(cents(g.daily.reduce((acc, x) => acc + x.cost_usd, 0))).toBe(cents(g.cost_usd));
+      }
+    }
+    expect(byAgent.groups[0].daily).toBeUndefined();
     const byDay = ok(await S.agent.call('cost_summary', { period: 'all', group_by: 'day' }));
     expect(byDay.groups.map((g: { key: string }) => g.key)).toEqual([...byDay.groups.map((g: { key: string }) => g.key)].sort());
     const today = ok(await S.agent.call('cost_summary', { period: 'day' }));

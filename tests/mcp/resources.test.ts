@@ -22,7 +22,15 @@ let O: Tenant;
 const keys: Record<string, string> = {};
 const ids: Record<string, string> = {};
 const BASE = 'http://localhost/api/mcp';
-const routeFetch = (url: string | URL | Request, init?: RequestInit) => POST(new Request(url, init));
+// A well-behaved client: a call refused for the key's rate (429) is sent again after Retry-After.
+// Both revisions' clients run every case on the same keys, faster than 60 calls per 2 s.
+const routeFetch = async (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  for (let attempt = 0; ; attempt++) {
+    const res = await POST(new Request(url, init));
+    if (res.status !== 429 || attempt === 3) return res;
+    await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? '1') * 1000));
+  }
+};
 
 type AnyClient = {
   listResourceTemplates: () => Promise<{ resourceTemplates: { uriTemplate: string }[] }>;

@@ -223,6 +223,10 @@ export class LiveCacheBridge {
       this.soon('actors', 150, () => void qc.invalidateQueries({ queryKey: keys.actors }));
       this.soon('overview', 150, () => void qc.invalidateQueries({ queryKey: keys.overview }));
     }
+    if (e.object_type === 'task' || e.object_type === 'code_ref' || e.object_type === 'repository') {
+      // a claim, a finish or a code ref's files move the board's collision badges
+      this.soon('collisions', 300, () => void qc.invalidateQueries({ queryKey: ['collisions'] }));
+    }
     this.soon('activity', 250, () => void qc.invalidateQueries({ queryKey: keys.activity }));
     this.soon('runs', 2000, () => void qc.invalidateQueries({ queryKey: keys.runs }));
   }

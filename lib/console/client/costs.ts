@@ -8,15 +8,18 @@ import { useLiveChanges } from './live';
 
 type Grouping = 'agent' | 'model' | 'task' | 'day';
 
-/** A cost_summary of the current period grouped one way; a run's report or a budget change on the feed refetches it. */
-export function useCostSummary(group_by: Grouping, period: 'day' | 'week' | 'month' | 'all') {
+/**
+ * A cost_summary of the current period grouped one way (with each group's spend by day when `daily`);
+ * a run's report or a budget change on the feed refetches it.
+ */
+export function useCostSummary(group_by: Grouping, period: 'day' | 'week' | 'month' | 'all', daily = false) {
   const qc = useQueryClient();
   const { ready } = useLiveChanges((e) => {
     if (e.object_type === 'run' || e.object_type === 'budget') void refetchAfterChange(qc, ['costs']);
   });
   return useQuery({
-    queryKey: ['costs', 'summary', group_by, period],
-    queryFn: () => readTool<CostSummaryOutput>('cost_summary', { group_by, period }),
+    queryKey: ['costs', 'summary', group_by, period, daily],
+    queryFn: () => readTool<CostSummaryOutput>('cost_summary', daily ? { group_by, period, daily } : { group_by, period }),
     enabled: ready,
   });
 }
