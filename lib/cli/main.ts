@@ -241,6 +241,45 @@ async function startCmd(argv: string[]): Promise<number> {
   return EXIT.OK;
 }
 
+/** The agent key a command that talks to the server runs with, or null after saying how to get one. */
+function agentKeyFromEnv(): string | null {
+  const key = process.env.BULLPEN_API_KEY;
+  if (!key) console.error('bullpen: set BULLPEN_API_KEY to an agent key (`bullpen agent add NAME` mints one)');
+  return key || null;
+}
+
+type Out = Pick<Console, 'log' | 'error'>;
+
+/**
+ * Runs a command's work over one connection with the agent's key. With --json it prints
+ * {ok: true, ...result} or {ok: false, error}; otherwise the work prints its own progress and a
+ * failure is one line naming the command. A failure whose message matches `retryable` (the server
+ * busy or away by default) exits RETRYABLE, any other FAILED.
+ */
+async function overConnection(
+  command: string,
+  json: boolean | undefined,
+  work: (call: Awaited<ReturnType<typeof connectTools>>['call'], out: Out) => Promise<object>,
+  retryable = /UNAVAILABLE|BUSY|INTERNAL/,
+): Promise<number> {
+  const key = agentKeyFromEnv();
+  if (!key) return EXIT.USAGE;
+  const conn = await connectTools(key);
+  try {
+    const quiet: Out = { log: () => {}, error: (line: string) => console.error(line) };
+    const result = await work(conn.call, json ? quiet : console);
+    if (json) console.log(JSON.stringify({ ok: true, ...result }));
+    return EXIT.OK;
+  } catch (err) {
+    const message = (err as Error).message;
+    if (json) console.log(JSON.stringify({ ok: false, error: { message } }));
+    else console.error(`bullpen: ${command}: ${message}`);
+    return retryable.test(message) ? EXIT.RETRYABLE : EXIT.FAILED;
+  } finally {
+    await conn.close();
+  }
+}
+
 async function skillsSync(argv: string[]): Promise<number> {
   const { values } = commandArgs(argv, { dir: { type: 'string', short: 'd' }, project: { type: 'string', short: 'p' }, json: { type: 'boolean' } });
   if (values.help) {
@@ -253,26 +292,10 @@ async function skillsSync(argv: string[]): Promise<number> {
       console.log,
     );
   }
-  const key = process.env.BULLPEN_API_KEY;
-  if (!key) {
-    console.error('bullpen: set BULLPEN_API_KEY to an agent key (`bullpen agent add NAME` mints one)');
-    return EXIT.USAGE;
-  }
   const { syncSkills } = await import('./skills-sync');
-  const conn = await connectTools(key);
-  try {
-    const quiet = { log: () => {}, error: (line: string) => console.error(line) };
-    const result = await syncSkills({ dir: values.dir ?? '.claude/skills', project: values.project, call: conn.call, out: values.json ? quiet : console });
-    if (values.json) console.log(JSON.stringify({ ok: true, ...result }));
-    return EXIT.OK;
-  } catch (err) {
-    const message = (err as Error).message;
-    if (values.json) console.log(JSON.stringify({ ok: false, error: { message } }));
-    else console.error(`bullpen: skills sync: ${message}`);
-    return /UNAVAILABLE|BUSY|INTERNAL/.test(message) ? EXIT.RETRYABLE : EXIT.FAILED;
-  } finally {
-    await conn.close();
-  }
+  return overConnection('skills sync', values.json, (call, out) =>
+    syncSkills({ dir: values.dir ?? '.claude/skills', project: values.project, call, out }),
+  );
 }
 
 async function repoIndex(argv: string[]): Promise<number> {
@@ -288,36 +311,13 @@ async function repoIndex(argv: string[]): Promise<number> {
       values.help ? console.log : console.error,
     );
   }
-  const key = process.env.BULLPEN_API_KEY;
-  if (!key) {
-    console.error('bullpen: set BULLPEN_API_KEY to an agent key (`bullpen agent add NAME` mints one)');
-    return EXIT.USAGE;
-  }
   const path = await import('node:path');
   const root = path.resolve(positionals[0] ?? '.');
   const [{ indexRepository }, { gitContext }] = await Promise.all([import('./code-graph'), import('./git')]);
   const repo = await gitContext(root);
-  const conn = await connectTools(key);
-  try {
-    const quiet = { log: () => {} };
-    const result = await indexRepository({
-      root,
-      call: conn.call,
-      repositoryId: values['repository-id'],
-      remote: repo?.remote ?? null,
-      commit: repo?.head ?? null,
-      out: values.json ? quiet : console,
-    });
-    if (values.json) console.log(JSON.stringify({ ok: true, ...result }));
-    return EXIT.OK;
-  } catch (err) {
-    const message = (err as Error).message;
-    if (values.json) console.log(JSON.stringify({ ok: false, error: { message } }));
-    else console.error(`bullpen: repo index: ${message}`);
-    return /UNAVAILABLE|BUSY|INTERNAL/.test(message) ? EXIT.RETRYABLE : EXIT.FAILED;
-  } finally {
-    await conn.close();
-  }
+  return overConnection('repo index', values.json, (call, out) =>
+    indexRepository({ root, call, repositoryId: values['repository-id'], remote: repo?.remote ?? null, commit: repo?.head ?? null, out }),
+  );
 }
 
 async function knowledgeSync(argv: string[]): Promise<number> {
@@ -335,36 +335,21 @@ async function knowledgeSync(argv: string[]): Promise<number> {
       values.help ? console.log : console.error,
     );
   }
-  const key = process.env.BULLPEN_API_KEY;
-  if (!key) {
-    console.error('bullpen: set BULLPEN_API_KEY to an agent key (`bullpen agent add NAME` mints one)');
-    return EXIT.USAGE;
-  }
   const { syncSource } = await import('./knowledge-sync');
-  const conn = await connectTools(key);
-  try {
-    const quiet = { log: () => {}, error: (line: string) => console.error(line) };
-    const result = await syncSource({ dir: positionals[0], source: values.source, project: values.project, sensitive: values.sensitive, call: conn.call, out: values.json ? quiet : console });
-    if (values.json) console.log(JSON.stringify({ ok: true, ...result }));
-    return EXIT.OK;
-  } catch (err) {
-    const message = (err as Error).message;
-    if (values.json) console.log(JSON.stringify({ ok: false, error: { message } }));
-    else console.error(`bullpen: knowledge sync: ${message}`);
-    return /UNAVAILABLE|BUSY|INTERNAL|CONFLICT/.test(message) ? EXIT.RETRYABLE : EXIT.FAILED;
-  } finally {
-    await conn.close();
-  }
+  // another sync of the source holds its lock: retry once it is done
+  return overConnection(
+    'knowledge sync',
+    values.json,
+    (call, out) => syncSource({ dir: positionals[0], source: values.source!, project: values.project, sensitive: values.sensitive, call, out }),
+    /UNAVAILABLE|BUSY|INTERNAL|CONFLICT/,
+  );
 }
 
 async function knowledgeSources(argv: string[]): Promise<number> {
   const { values } = commandArgs(argv, { project: { type: 'string', short: 'p' }, json: { type: 'boolean' } });
   if (values.help) return usageExit('Usage: bullpen knowledge sources [--project KEY] [--json]', true, console.log);
-  const key = process.env.BULLPEN_API_KEY;
-  if (!key) {
-    console.error('bullpen: set BULLPEN_API_KEY to an agent key (`bullpen agent add NAME` mints one)');
-    return EXIT.USAGE;
-  }
+  const key = agentKeyFromEnv();
+  if (!key) return EXIT.USAGE;
   const { formatSources } = await import('./knowledge-sync');
   const conn = await connectTools(key);
   try {
