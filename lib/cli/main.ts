@@ -4,7 +4,7 @@ import { adminStep } from './server-file';
 import { commandArgs, printResult, usageExit } from './args';
 import { parseToolsets, toolsetNames } from '../core/toolsets';
 import { connectSnippets, mcpUrlFor } from '../mcp/connect';
-import { connectTools, EXIT, findTool, runTool, toolsIndex } from './tools';
+import { agentKeyFromEnv, connectTools, EXIT, findTool, runTool, toolsIndex } from './tools';
 
 export { EXIT };
 
@@ -239,13 +239,6 @@ async function startCmd(argv: string[]): Promise<number> {
     process.once('SIGTERM', stop);
   });
   return EXIT.OK;
-}
-
-/** The agent key a command that talks to the server runs with, or null after saying how to get one. */
-function agentKeyFromEnv(): string | null {
-  const key = process.env.BULLPEN_API_KEY;
-  if (!key) console.error('bullpen: set BULLPEN_API_KEY to an agent key (`bullpen agent add NAME` mints one)');
-  return key || null;
 }
 
 type Out = Pick<Console, 'log' | 'error'>;

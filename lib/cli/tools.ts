@@ -218,6 +218,13 @@ export function envelopeInError(message: string): { ok: false; error: { code: st
 }
 
 /** Runs one tool command; returns the exit code. */
+/** The agent key a command that talks to the server runs with, or null after saying how to get one. */
+export function agentKeyFromEnv(out: Pick<Console, 'error'> = console): string | null {
+  const key = process.env.BULLPEN_API_KEY;
+  if (!key) out.error('bullpen: set BULLPEN_API_KEY to an agent key (`bullpen agent add NAME` mints one)');
+  return key || null;
+}
+
 export async function runTool(tool: ToolDef, argv: string[], out = console): Promise<number> {
   let parsed: ReturnType<typeof parseToolArgs>;
   try {
@@ -231,11 +238,8 @@ export async function runTool(tool: ToolDef, argv: string[], out = console): Pro
     out.log(toolHelp(tool));
     return EXIT.OK;
   }
-  const key = process.env.BULLPEN_API_KEY;
-  if (!key) {
-    out.error('bullpen: set BULLPEN_API_KEY to an agent key (`bullpen agent add NAME` mints one)');
-    return EXIT.USAGE;
-  }
+  const key = agentKeyFromEnv(out);
+  if (!key) return EXIT.USAGE;
   const conn = await connectTools(key);
   let envelope: CliEnvelope;
   try {
