@@ -296,6 +296,15 @@ $$;
 -- Tools
 -- ---------------------------------------------------------------------------------------------
 
+/** The group a usage row falls in for cost_summary's group_by (null: no grouping, or none of that kind). */
+create or replace function bullpen.usage_group_key(e public.usage_events, p_group text) returns text
+language sql stable
+as $$
+  select case p_group when 'agent' then e.actor_id::text when 'model' then e.model when 'project' then e.project_id::text
+                      when 'task' then e.task_id::text when 'workflow' then e.workflow_id::text
+                      when 'day' then to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD') end
+$$;
+
 -- Custom plans: the optional filters (project, window, grouping) must fold away before planning,
 -- or a generic plan that serves every combination reads the whole workspace's ledger.
 create or replace function public.cost_summary(p jsonb) returns jsonb
@@ -329,9 +338,7 @@ begin
     select s.k, grouping(s.k) as is_total, coalesce(sum(s.tokens_in), 0) tin, coalesce(sum(s.tokens_out), 0) tout,
            coalesce(sum(s.tokens_cache_read), 0) tcr, coalesce(sum(s.tokens_cache_write), 0) tcw,
            coalesce(sum(s.cost_usd), 0) cost, count(*) calls
-      from (select case v_group when 'agent' then e.actor_id::text when 'model' then e.model when 'project' then e.project_id::text
-                                when 'task' then e.task_id::text when 'workflow' then e.workflow_id::text
-                                when 'day' then to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD') end as k,
+      from (select bullpen.usage_group_key(e, v_group) as k,
                    e.tokens_in, e.tokens_out, e.tokens_cache_read, e.tokens_cache_write, e.cost_usd
               from public.usage_events e
              where e.tenant_id = v_tenant and e.created_at >= v_from and e.created_at < v_to
@@ -365,8 +372,7 @@ begin
                            from public.usage_events e
                           where e.tenant_id = v_tenant and e.created_at >= v_from and e.created_at < v_to
                             and (v_project is null or e.project_id = v_project)
-                            and (case v_group when 'agent' then e.actor_id::text when 'model' then e.model when 'project' then e.project_id::text
-                                              when 'task' then e.task_id::text when 'workflow' then e.workflow_id::text end) is not distinct from f.k
+                            and bullpen.usage_group_key(e, v_group) is not distinct from f.k
                           group by 1) d), '[]')) else '{}'::jsonb end
             order by f.kept desc, f.rn) from folded f), '[]')
     into v_total, v_groups;
@@ -480,6 +486,8 @@ revoke all on function bullpen.reservations_release(public.runs) from public, an
 grant execute on function bullpen.reservations_release(public.runs) to bullpen_writer, service_role;
 revoke all on function bullpen.claim_budget(public.tasks, uuid, jsonb) from public, anon, authenticated;
 grant execute on function bullpen.claim_budget(public.tasks, uuid, jsonb) to bullpen_writer, service_role;
+revoke all on function bullpen.usage_group_key(public.usage_events, text) from public, anon, authenticated;
+grant execute on function bullpen.usage_group_key(public.usage_events, text) to bullpen_writer, service_role;
 revoke all on function public.cost_summary(jsonb) from public, anon;
 grant execute on function public.cost_summary(jsonb) to authenticated, service_role;
 revoke all on function public.budget_set(jsonb) from public, anon;
