@@ -35,6 +35,11 @@ function CouncilDetail({ c }: { c: CouncilRow }) {
         <div className="flex items-center gap-2">
           <h2 className="text-[16px] font-semibold" data-testid="council-question">{c.question}</h2>
           <CouncilStatus status={c.status} />
+          {c.sensitivity === 'sensitive' && (
+            <span className="rounded bg-rose-50 px-1.5 text-[10px] font-medium tracking-wide text-rose-700 uppercase" data-testid="council-sensitive" title="Its context holds a sensitive note: seen only by people and keys with the sensitive scope">
+              sensitive
+            </span>
+          )}
         </div>
         <p className="text-[12px] text-zinc-500">
           {c.asked_by} · chairman <span className="font-mono">{c.chairman}</span>

@@ -62,6 +62,7 @@ const councilSummary = z.strictObject({
   asked_by: z.string().nullable(),
   run_id: z.string().nullable(),
   ...usageNumbers,
+  sensitivity: z.enum(['normal', 'sensitive']).describe('sensitive: its context holds a sensitive note'),
   created_at: timestamp,
   finished_at: timestamp.nullable(),
 });

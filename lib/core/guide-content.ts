@@ -1237,6 +1237,7 @@ Each participant gets a \`collab\` handoff (in its inbox) whose answers are the 
 - \`models\` and \`chairman\` (\`provider:model\`) override the server's council; \`use_local\` picks the local provider's models. No configuration: \`UNAVAILABLE\`, whose hint names the variables to set.
 - Tokens and cost per model are on the council and are added to your run (\`run_summary\` shows them as \`council:<model>\`).
 - With \`record_decision: true\` the final answer becomes a proposed decision with \`council_id\`; the stages stay readable with \`council_get\`. Accept or reject it like any decision, or open a debate on it.
+- A council whose \`context_ids\` hold a sensitive note is sensitive itself (\`sensitivity: "sensitive"\`): only keys with the \`sensitive\` scope, and people, see it, and its activity lines name no question. It cannot be recorded as a decision, which every key would read.
 - The council's tools are a toolset of their own (\`?toolsets=council\`); list earlier councils with \`council_query\`.
 `;
 

@@ -227,7 +227,7 @@ as $$
     'asked_by_actor_id', c.asked_by_actor_id,
     'asked_by', (select a.display_name from public.actors a where a.tenant_id = c.tenant_id and a.id = c.asked_by_actor_id),
     'run_id', c.run_id, 'tokens_in', c.tokens_in, 'tokens_out', c.tokens_out, 'cost_usd', c.cost_usd,
-    'created_at', c.created_at, 'finished_at', c.finished_at)
+    'sensitivity', c.sensitivity, 'created_at', c.created_at, 'finished_at', c.finished_at)
   || case when p_full then jsonb_build_object(
        'context_refs', c.context_refs, 'answers', c.answers, 'rankings', c.rankings, 'aggregate', c.aggregate,
        'chairman_result', c.chairman_result, 'errors', c.errors, 'usage', c.usage)
@@ -236,7 +236,8 @@ $$;
 
 /**
  * The prompt context of context_ids: each task (by ref or uuid), decision or note (by uuid) of
- * the caller's workspace, as a titled block. Returns {refs: [{type, id, label}], text}.
+ * the caller's workspace, as a titled block. Returns {refs: [{type, id, label}], text, sensitive}:
+ * sensitive when a sensitive note is among them (the caller sees one only with the sensitive claim).
  */
 create or replace function bullpen.council_context(p_ids jsonb) returns jsonb
 language plpgsql stable
@@ -251,6 +252,7 @@ declare
   v_refs jsonb := '[]';
   v_text text := '';
   v_uuid boolean;
+  v_sensitive boolean := false;
 begin
   for v_ref in select jsonb_array_elements_text(coalesce(p_ids, '[]')) loop
     v_field := format('context_ids[%s]', i);
@@ -279,12 +281,13 @@ begin
     elsif v_n.id is not null then
       v_refs := v_refs || jsonb_build_object('type', 'note', 'id', v_n.id, 'label', v_n.title);
       v_text := v_text || format(E'## Note: %s\n%s\n\n', v_n.title, left(v_n.body, 8000));
+      v_sensitive := v_sensitive or v_n.sensitivity = 'sensitive';
     else
       perform bullpen.fail('NOT_FOUND', format('%s: no task, decision or note %s in this workspace', v_field, v_ref),
         'name tasks by ref (PAY-12), decisions and notes by uuid');
     end if;
   end loop;
-  return jsonb_build_object('refs', v_refs, 'text', v_text);
+  return jsonb_build_object('refs', v_refs, 'text', v_text, 'sensitive', v_sensitive);
 end
 $$;
 
@@ -315,12 +318,22 @@ begin
   -- costs (0027): the council spends on the workspace's behalf; a spent budget refuses it
   perform bullpen.budget_guard(bullpen.tenant_id(), v_me, v_project.id, 'council_ask');
   v_ctx := bullpen.council_context(p -> 'context_ids');
+  -- 0040: a decision has no sensitivity, so a council drawn from a sensitive note is not recorded as one
+  if (v_ctx ->> 'sensitive')::boolean and coalesce((p ->> 'record_decision')::boolean, false) then
+    perform bullpen.fail('VALIDATION_ERROR',
+      'record_decision: the context holds a sensitive note, and a decision is seen by every key of the workspace',
+      'ask without record_decision (the council stays sensitive), or leave the sensitive note out of context_ids');
+  end if;
   insert into public.councils (tenant_id, project_id, question, context, context_refs, models, chairman, record_decision,
-                               asked_by_actor_id, run_id)
+                               asked_by_actor_id, run_id, sensitivity)
   values (bullpen.tenant_id(), v_project.id, p ->> 'question', v_ctx ->> 'text', v_ctx -> 'refs', v_models, p ->> 'chairman',
-          coalesce((p ->> 'record_decision')::boolean, false), v_me, bullpen.run_id())
+          coalesce((p ->> 'record_decision')::boolean, false), v_me, bullpen.run_id(),
+          case when (v_ctx ->> 'sensitive')::boolean then 'sensitive' else 'normal' end)
   returning * into v_c;
-  perform bullpen.log('council.asked', 'council', v_c.id, v_c.project_id, left(format('asked the council: %s', v_c.question), 300),
+  -- the activity log is read by every key of the workspace: a sensitive council's line names no question
+  perform bullpen.log('council.asked', 'council', v_c.id, v_c.project_id,
+    case when v_c.sensitivity = 'sensitive' then 'asked the council a sensitive question'
+         else left(format('asked the council: %s', v_c.question), 300) end,
     jsonb_build_object('models', to_jsonb(v_models), 'chairman', v_c.chairman));
   perform bullpen.job_enqueue('council.run', jsonb_build_object('council_id', v_c.id), now(), null, 3);
   return bullpen.idem_finish(p, jsonb_build_object('council_id', v_c.id, 'status', v_c.status,
@@ -462,7 +475,8 @@ begin
     perform bullpen.memory_wake();
   end if;
   perform bullpen.log_aside(v_c.tenant_id, 'council.finished', 'council', v_c.id, v_c.project_id,
-    left(format('council %s: %s', v_c.status, v_c.question), 300),
+    case when v_c.sensitivity = 'sensitive' then format('council %s: a sensitive question', v_c.status)
+         else left(format('council %s: %s', v_c.status, v_c.question), 300) end,
     jsonb_build_object('status', v_c.status, 'tokens_in', v_c.tokens_in, 'tokens_out', v_c.tokens_out, 'cost_usd', v_c.cost_usd,
       'decision_id', v_c.decision_id));
   perform bullpen.inbox_touch(v_c.tenant_id, v_c.asked_by_actor_id, 'council.finished');

@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { JobRegistry, JobWorker } from '../../lib/jobs';
 import { parseRanking, runCouncilJob } from '../../lib/jobs/council';
 import { startChatStandIn, type ChatStandIn } from '../helpers/chat-standin';
-import { fails, freshDb, ok, seedTenant, type Tenant, type TestDb } from '../helpers/db';
+import { execute } from '../../lib/core/execute';
+import { assertOutput, fails, freshDb, ok, seedTenant, type Actor, type Tenant, type TestDb } from '../helpers/db';
 
 /**
  * The council: council_ask answers at once (running) and enqueues council.run; the job runs the
@@ -254,6 +255,56 @@ describe('configuration and refusals', () => {
     const two = ok(await T.agent.call('council_ask', input));
     expect(two).toMatchObject({ council_id: one.council_id, idempotent_replay: true });
     expect(await drain()).toBe(1);
+  });
+});
+
+describe('a council drawn from a sensitive note', () => {
+  // a key with the sensitive scope (claims.sensitive) beside a normal key of the same agent
+  const as = (sensitive: boolean): Actor => {
+    const claims = { ...T.agent.claims, ...(sensitive ? { sensitive: true } : {}) };
+    const ctx = { db, claims };
+    return { ...T.agent, claims, ctx, call: async (tool, input = {}) => assertOutput(tool, await execute(ctx, tool, input)) };
+  };
+
+  it('is sensitive: only the sensitive key reads it, and no activity line names its question', async () => {
+    const seer = as(true);
+    const plain = as(false);
+    const note = ok(await seer.call('knowledge_write', { title: 'Wombat payroll', body: 'Wombat salaries are in the vault.', sensitivity: 'sensitive' }));
+    const noteId = note.note_id ?? note.note.id;
+    // a normal key cannot even name the note as context
+    expect(fails(await plain.call('council_ask', { question: 'Peek?', context_ids: [noteId] }), 'NOT_FOUND').message).toMatch(/^context_ids\[0\]/);
+    const ask = ok(await seer.call('council_ask', { question: 'Wombat raise this year?', context_ids: [noteId] }));
+    expect(ask.council.sensitivity).toBe('sensitive');
+    await drain();
+    const got = ok(await seer.call('council_get', { council_id: ask.council_id }));
+    expect(got.council).toMatchObject({ sensitivity: 'sensitive', status: 'done' });
+    expect(got.council.context_refs.map((r: { label: string }) => r.label)).toEqual(['Wombat payroll']);
+    expect(ok(await seer.call('council_query', {})).councils.map((c: { id: string }) => c.id)).toContain(ask.council_id);
+    // the normal key: missing by id, absent from the list, and the activity log names nothing
+    expect(fails(await plain.call('council_get', { council_id: ask.council_id }), 'NOT_FOUND').message).toMatch(/^council_id: no council/);
+    expect(ok(await plain.call('council_query', {})).councils.map((c: { id: string }) => c.id)).not.toContain(ask.council_id);
+    const log = ok(await plain.call('activity_query', { limit: 100 }));
+    expect(JSON.stringify(log)).not.toMatch(/Wombat/);
+    expect(log.activity.filter((a: { object_id: string | null }) => a.object_id === ask.council_id).map((a: { summary: string }) => a.summary))
+      .toEqual(expect.arrayContaining(['asked the council a sensitive question', 'council done: a sensitive question']));
+    // the API role reading the table directly sees no row either
+    const direct = await db.withClaims(T.agent.claims, `select count(*)::int as n from public.councils where id = '${ask.council_id}'`);
+    expect(direct[0].n).toBe(0);
+    // a normal council stays normal and visible to both
+    const plainAsk = ok(await plain.call('council_ask', { question: 'Tabs or spaces?' }));
+    expect(plainAsk.council.sensitivity).toBe('normal');
+    expect(ok(await plain.call('council_get', { council_id: plainAsk.council_id })).council.sensitivity).toBe('normal');
+    await drain();
+  });
+
+  it('is not recorded as a decision: record_decision is refused, naming the field, and nothing is written', async () => {
+    const seer = as(true);
+    const note = ok(await seer.call('knowledge_write', { title: 'Numbat offer', body: 'Numbat offer terms.', sensitivity: 'sensitive' }));
+    const before = ok(await seer.call('council_query', { limit: 100 })).councils.length;
+    const e = fails(await seer.call('council_ask', { question: 'Numbat?', context_ids: [note.note_id ?? note.note.id], record_decision: true }), 'VALIDATION_ERROR');
+    expect(e.message).toMatch(/^record_decision: the context holds a sensitive note/);
+    expect(ok(await seer.call('council_query', { limit: 100 })).councils.length).toBe(before);
+    expect(await drain()).toBe(0);
   });
 });
 
