@@ -794,7 +794,11 @@ declare
   v_sensitive boolean := bullpen.can_see_sensitive();
   v_q text := btrim(coalesce(p_q, ''));
   v_tsq tsquery := bullpen.any_words_query(v_q);
-  v_lexemes text[] := array(select distinct t.lexeme from unnest(pg_catalog.to_tsvector('english'::regconfig, v_q)) t);
+  -- each of the query's lexemes as a query of its own, made once: the share of them a row
+  -- contains is its coverage (as bullpen.lexeme_coverage, without a function call per row)
+  v_lexq tsquery[] := array(select distinct pg_catalog.quote_literal(t.lexeme)::tsquery
+                              from unnest(pg_catalog.to_tsvector('english'::regconfig, v_q)) t);
+  v_nlex int := cardinality(v_lexq);
   v_project uuid := (p_filter ->> 'project_id')::uuid;
   v_tags text[] := case when jsonb_typeof(p_filter -> 'tags') = 'array' then bullpen.text_array(p_filter -> 'tags') end;
   v_statuses text[] := bullpen.text_array(p_filter -> 'statuses');
@@ -806,7 +810,8 @@ begin
   if p_type = 'note' then
     -- full text first (its GIN index answers it); trigram title matches only when words found too
     -- little: they catch typos and identifiers, and cost a trigram comparison per row
-    select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', bullpen.lexeme_coverage(x.search, v_lexemes))
+    select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', case when v_nlex = 0 then 0::float8
+               else (select count(*) from unnest(v_lexq) l where x.search @@ l)::float8 / v_nlex end)
              order by x.rank desc, x.id), '[]') into v_lex from (
       -- cover density (ts_rank_cd) ranks; it costs several times ts_rank per row, so ts_rank first
       -- keeps the best 4 × depth of the matches and cover density orders only those
@@ -831,7 +836,8 @@ begin
   elsif p_type = 'chunk' then
     -- source chunks (0031_sources): words only, their document's title and heading weigh most; a
     -- chunk is seen with its document (its sensitivity)
-    select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', bullpen.lexeme_coverage(x.search, v_lexemes))
+    select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', case when v_nlex = 0 then 0::float8
+               else (select count(*) from unnest(v_lexq) l where x.search @@ l)::float8 / v_nlex end)
              order by x.rank desc, x.id), '[]') into v_lex from (
       select c.id, c.search, pg_catalog.ts_rank_cd(c.search, v_tsq, 1) as rank from (
         select sc.id, sc.search
@@ -843,7 +849,8 @@ begin
          order by pg_catalog.ts_rank(sc.search, v_tsq, 1) desc, sc.id limit p_depth * 4) c
        order by 3 desc, c.id limit p_depth) x;
   elsif p_type = 'decision' then
-    select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', bullpen.lexeme_coverage(x.search, v_lexemes))
+    select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', case when v_nlex = 0 then 0::float8
+               else (select count(*) from unnest(v_lexq) l where x.search @@ l)::float8 / v_nlex end)
              order by x.rank desc, x.id), '[]') into v_lex from (
       select c.id, c.search, pg_catalog.ts_rank_cd(c.search, v_tsq, 1) as rank from (
         select d.id, d.search
@@ -922,7 +929,7 @@ begin
   if v_vector then
     v_sims := bullpen.memory_similarities(p_type, p -> 'query_embedding', p ->> 'embedding_model',
       array(select (e ->> 'id')::uuid from jsonb_array_elements(v_lex) e
-             where not exists (select 1 from jsonb_array_elements(v_vec) ve where ve ->> 'id' = e ->> 'id')));
+            except select (ve ->> 'id')::uuid from jsonb_array_elements(v_vec) ve));
   end if;
   with vec as (
     -- an orthogonal or opposite vector is no match by meaning, however near it ranks
