@@ -166,6 +166,16 @@ describe('bullpen.memory_word_candidates: the word arm outside RLS applies its r
       .then(() => 'ok', (e: { code?: string }) => e.code);
     expect(refused).toBe('42501');
   });
+  it('is the only function outside RLS that reads memory: every other definer on notes, decisions or chunks is owned by bullpen_writer', async () => {
+    const rows = await db.query<{ name: string }>(
+      `select n.nspname || '.' || p.proname as name
+         from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+        where p.prosecdef and n.nspname in ('public', 'bullpen') and pg_get_userbyid(p.proowner) <> 'bullpen_writer'
+          and p.prosrc ~ 'public\\.(knowledge_notes|decisions|source_chunks|source_documents|memory_embeddings)\\M'
+        order by 1`,
+    );
+    expect(rows.map((r) => r.name)).toEqual(['bullpen.memory_word_candidates']);
+  });
 });
 
 describe('the word arm’s plan', () => {
