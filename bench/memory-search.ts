@@ -4,7 +4,9 @@
 // query vector cached (the embedder out of the measured path); and the backfill's notes per second
 // with the bundled model.
 //
-// BENCH_MEMORY_NOTES      notes per workspace (default 10000; two workspaces)
+// BENCH_MEMORY_NOTES      notes per workspace (default 10000; two workspaces). The scale variant:
+//                         BENCH_MEMORY_NOTES=100000 BENCH_MEMORY_TARGETS=pg,http npm run bench memory-search
+//                         (target there: the hybrid RPC's p95 <= 60 ms)
 // BENCH_MEMORY_PROFILE=DIR  also writes auto_explain'd plans (nested statements, analyze) of the
 //                         hybrid RPC and of each arm on Postgres into DIR
 // BENCH_MEMORY_TARGETS    pg,pglite,http,backfill (default all)
@@ -42,8 +44,10 @@ async function seed(db: Db, n: number, rebuildIndex: boolean): Promise<{ big: Cl
   for (const ws of [other, big]) await seedNotes(db, ws, n, docVectors);
   if (rebuildIndex) {
     // the migration's index, built once over the loaded rows (faster than 20,000 graph inserts)
-    await db.exec(`create index memory_embeddings_hnsw_use_lite on public.memory_embeddings
-      using hnsw ((embedding::public.vector(512)) public.vector_cosine_ops) where model = 'universal-sentence-encoder-lite'`);
+    // with room for the graph in memory (at 200,000 vectors it is ~0.5 GB; spilled, the build takes
+    // many times longer); one statement batch, so one connection
+    await db.exec(`set maintenance_work_mem = '1GB'; create index memory_embeddings_hnsw_use_lite on public.memory_embeddings
+      using hnsw ((embedding::public.vector(512)) public.vector_cosine_ops) where model = 'universal-sentence-encoder-lite'; reset maintenance_work_mem`);
   }
   await db.exec('analyze public.knowledge_notes; analyze public.memory_embeddings;');
   return { big, other, seconds: Math.round((performance.now() - t0) / 100) / 10 };
@@ -116,8 +120,9 @@ async function rpcLatency(db: Db, big: Claims, label: string) {
     db_cpu_ms_per_call: label === 'pg' ? { hybrid: cpu.hybrid, vector_arm: cpu.vector, lexical_arm: cpu.lexical, baseline: cpu.baseline } : undefined,
     hybrid_cpu_x_baseline: label === 'pg' && cpu.hybrid && cpu.baseline ? Math.round((cpu.hybrid / cpu.baseline) * 100) / 100 : undefined,
     load_average_1m: (await import('node:os')).loadavg()[0],
-    targets: label === 'pg' ? { hybrid_p50_ms: 10, hybrid_p95_ms: 25 } : undefined,
-    met: label === 'pg' ? stats(t.hybrid).p50_ms <= 10 && stats(t.hybrid).p95_ms <= 25 : undefined,
+    // issue 19: at 10,000 notes p50 <= 10 ms and p95 <= 25 ms; at 100,000 p95 <= 60 ms
+    targets: label === 'pg' ? (N >= 100_000 ? { hybrid_p95_ms: 60 } : { hybrid_p50_ms: 10, hybrid_p95_ms: 25 }) : undefined,
+    met: label === 'pg' ? (N >= 100_000 ? stats(t.hybrid).p95_ms <= 60 : stats(t.hybrid).p50_ms <= 10 && stats(t.hybrid).p95_ms <= 25) : undefined,
     note: 'the RPC alone through the product\'s pool (claims + call, one round trip), query vector given; baseline = task_get BENCH-1 through the same path',
   });
 }

@@ -767,6 +767,115 @@ as $$
 $$;
 
 /**
+ * The word arm's candidates for bullpen.memory_fuse: full text (ts_rank keeps the best 4 × depth,
+ * cover density orders those), then trigram title matches when words found fewer than top. Returns
+ * [{id, rank, coverage}], best first, ids and ranks only.
+ *
+ * The one read that row level security does not filter (docs/architecture.md, "The word arm"):
+ * under RLS, `@@` is not leakproof, so PostgreSQL may not use the full-text GIN index below the
+ * policies and tests every row of the workspace instead. This function is security definer and
+ * keeps its owner, the migrating role, for which RLS does not apply (a superuser on PGlite and the
+ * Debian set-up; `postgres` with BYPASSRLS on Supabase); so it applies by hand exactly what the
+ * policies and the search apply: the caller's workspace from its claims (never an argument),
+ * sensitivity unless the claims say `sensitive` (a chunk with its document), expired, superseded
+ * and retracted notes out, the project, kind, tags, statuses, since and task filters. Only
+ * bullpen_writer (the RPCs) may execute it; every row it names is read again under RLS before
+ * anything about it is returned. tests/db/search-word-arm.test.ts holds it to that.
+ */
+drop function if exists bullpen.memory_word_candidates(text, text, int, int, jsonb);
+create or replace function bullpen.memory_word_candidates(p_type text, p_q text, p_depth int, p_top int, p_filter jsonb)
+returns jsonb
+language plpgsql stable
+security definer
+set search_path = ''
+as $$
+declare
+  v_tenant uuid := bullpen.tenant_id();
+  v_sensitive boolean := bullpen.can_see_sensitive();
+  v_q text := btrim(coalesce(p_q, ''));
+  v_tsq tsquery := bullpen.any_words_query(v_q);
+  -- each of the query's lexemes as a query of its own, made once: the share of them a row
+  -- contains is its coverage (as bullpen.lexeme_coverage, without a function call per row)
+  v_lexq tsquery[] := array(select distinct pg_catalog.quote_literal(t.lexeme)::tsquery
+                              from unnest(pg_catalog.to_tsvector('english'::regconfig, v_q)) t);
+  v_nlex int := cardinality(v_lexq);
+  v_project uuid := (p_filter ->> 'project_id')::uuid;
+  v_tags text[] := case when jsonb_typeof(p_filter -> 'tags') = 'array' then bullpen.text_array(p_filter -> 'tags') end;
+  v_statuses text[] := bullpen.text_array(p_filter -> 'statuses');
+  v_lex jsonb;
+begin
+  if v_tenant is null or v_q = '' then
+    return '[]'::jsonb;
+  end if;
+  if p_type = 'note' then
+    -- full text first (its GIN index answers it); trigram title matches only when words found too
+    -- little: they catch typos and identifiers, and cost a trigram comparison per row
+    select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', case when v_nlex = 0 then 0::float8
+               else (select count(*) from unnest(v_lexq) l where x.search @@ l)::float8 / v_nlex end)
+             order by x.rank desc, x.id), '[]') into v_lex from (
+      -- cover density (ts_rank_cd) ranks; it costs several times ts_rank per row, so ts_rank first
+      -- keeps the best 4 × depth of the matches and cover density orders only those
+      select c.id, c.search, pg_catalog.ts_rank_cd(c.search, v_tsq, 1) as rank from (
+        select n.id, n.search
+          from public.knowledge_notes n
+         where n.tenant_id = v_tenant and n.search @@ v_tsq
+           and (n.sensitivity = 'normal' or v_sensitive)
+           and bullpen.note_matches(n, v_project, p_filter ->> 'kind', v_tags)
+         order by pg_catalog.ts_rank(n.search, v_tsq, 1) desc, n.id limit p_depth * 4) c
+       order by 3 desc, c.id limit p_depth) x;
+    if jsonb_array_length(v_lex) < p_top then
+      select v_lex || coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', 0.5) order by x.rank desc, x.id), '[]') into v_lex from (
+        select n.id, 0.3 * public.word_similarity(v_q, n.title) as rank
+          from public.knowledge_notes n
+         where n.tenant_id = v_tenant and (n.title operator(public.%) v_q or v_q operator(public.<%) n.title)
+           and (n.sensitivity = 'normal' or v_sensitive)
+           and bullpen.note_matches(n, v_project, p_filter ->> 'kind', v_tags)
+           and not exists (select 1 from jsonb_array_elements(v_lex) l where (l ->> 'id')::uuid = n.id)
+         order by 2 desc, n.id limit p_depth) x;
+    end if;
+  elsif p_type = 'chunk' then
+    -- source chunks (0031_sources): words only, their document's title and heading weigh most; a
+    -- chunk is seen with its document (its sensitivity)
+    select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', case when v_nlex = 0 then 0::float8
+               else (select count(*) from unnest(v_lexq) l where x.search @@ l)::float8 / v_nlex end)
+             order by x.rank desc, x.id), '[]') into v_lex from (
+      select c.id, c.search, pg_catalog.ts_rank_cd(c.search, v_tsq, 1) as rank from (
+        select sc.id, sc.search
+          from public.source_chunks sc
+         where sc.tenant_id = v_tenant and sc.search @@ v_tsq
+           and (v_project is null or sc.project_id = v_project)
+           and exists (select 1 from public.source_documents d
+                        where d.tenant_id = v_tenant and d.id = sc.document_id and (d.sensitivity = 'normal' or v_sensitive))
+         order by pg_catalog.ts_rank(sc.search, v_tsq, 1) desc, sc.id limit p_depth * 4) c
+       order by 3 desc, c.id limit p_depth) x;
+  elsif p_type = 'decision' then
+    select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', case when v_nlex = 0 then 0::float8
+               else (select count(*) from unnest(v_lexq) l where x.search @@ l)::float8 / v_nlex end)
+             order by x.rank desc, x.id), '[]') into v_lex from (
+      select c.id, c.search, pg_catalog.ts_rank_cd(c.search, v_tsq, 1) as rank from (
+        select d.id, d.search
+          from public.decisions d
+         where d.tenant_id = v_tenant and d.search @@ v_tsq
+           and bullpen.decision_matches(d, v_project, v_statuses, (p_filter ->> 'since')::timestamptz, (p_filter ->> 'task_id')::uuid)
+         order by pg_catalog.ts_rank(d.search, v_tsq, 1) desc, d.id limit p_depth * 4) c
+       order by 3 desc, c.id limit p_depth) x;
+    if jsonb_array_length(v_lex) < p_top then
+      select v_lex || coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', 0.5) order by x.rank desc, x.id), '[]') into v_lex from (
+        select d.id, 0.3 * public.word_similarity(v_q, d.title) as rank
+          from public.decisions d
+         where d.tenant_id = v_tenant and (d.title operator(public.%) v_q or v_q operator(public.<%) d.title)
+           and bullpen.decision_matches(d, v_project, v_statuses, (p_filter ->> 'since')::timestamptz, (p_filter ->> 'task_id')::uuid)
+           and not exists (select 1 from jsonb_array_elements(v_lex) l where (l ->> 'id')::uuid = d.id)
+         order by 2 desc, d.id limit p_depth) x;
+    end if;
+  else
+    v_lex := '[]'::jsonb;
+  end if;
+  return v_lex;
+end
+$$;
+
+/**
  * Hybrid recall over one kind of memory (note or decision). p carries q, top_k, min_similarity,
  * lexical_only, and — when the server embedded the query — query_embedding and embedding_model.
  * p_filter holds the filters (project, kind, tags; statuses, since, task) that both arms apply
@@ -779,8 +888,6 @@ create or replace function bullpen.memory_fuse(p_type text, p jsonb, p_filter js
 language plpgsql stable
 as $$
 declare
-  -- the workspace, read once: not a claims parse per row scanned
-  v_tenant uuid := bullpen.tenant_id();
   v_q text := btrim(coalesce(p ->> 'q', ''));
   v_top int := greatest(1, least(coalesce((p ->> 'top_k')::int, 10), 100));
   v_min float8 := (p ->> 'min_similarity')::float8;
@@ -790,10 +897,7 @@ declare
   v_wl float8 := coalesce((v_fusion ->> 'lexical_weight')::float8, 1);
   v_depth int := greatest(v_top, least(coalesce((v_fusion ->> 'depth')::int, greatest(v_top * 5, 50)), 1000));
   v_tsq tsquery := bullpen.any_words_query(v_q);
-  v_lexemes text[] := array(select distinct t.lexeme from unnest(pg_catalog.to_tsvector('english'::regconfig, v_q)) t);
   v_by_coverage boolean := coalesce((v_fusion ->> 'coverage')::boolean, true);
-  v_tags text[] := case when jsonb_typeof(p_filter -> 'tags') = 'array' then bullpen.text_array(p_filter -> 'tags') end;
-  v_statuses text[] := bullpen.text_array(p_filter -> 'statuses');
   v_vector boolean := p ? 'query_embedding' and jsonb_typeof(p -> 'query_embedding') = 'array'
                       and not coalesce((p ->> 'lexical_only')::boolean, false) and bullpen.memory_vectors_available();
   v_vec jsonb := '[]';
@@ -813,61 +917,10 @@ begin
   end if;
   if coalesce((v_fusion ->> 'vector_only')::boolean, false) then
     v_lex := '[]';
-  elsif p_type = 'note' then
-    -- full text first (its GIN index answers it); trigram title matches only when words found too
-    -- little: they catch typos and identifiers, and cost a trigram comparison per row
-    select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', bullpen.lexeme_coverage(x.search, v_lexemes))
-             order by x.rank desc, x.id), '[]') into v_lex from (
-      -- cover density (ts_rank_cd) ranks; it costs several times ts_rank per row, so ts_rank first
-      -- keeps the best 8 × depth of the matches and cover density orders only those
-      select c.id, c.search, pg_catalog.ts_rank_cd(c.search, v_tsq, 1) as rank from (
-        select n.id, n.search
-          from public.knowledge_notes n
-         where n.tenant_id = v_tenant and n.search @@ v_tsq
-           and bullpen.note_matches(n, (p_filter ->> 'project_id')::uuid, p_filter ->> 'kind', v_tags)
-         order by pg_catalog.ts_rank(n.search, v_tsq, 1) desc, n.id limit v_depth * 4) c
-       order by 3 desc, c.id limit v_depth) x;
-    if jsonb_array_length(v_lex) < v_top then
-      select v_lex || coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', 0.5) order by x.rank desc, x.id), '[]') into v_lex from (
-        select n.id, 0.3 * public.word_similarity(v_q, n.title) as rank
-          from public.knowledge_notes n
-         where n.tenant_id = v_tenant and (n.title operator(public.%) v_q or v_q operator(public.<%) n.title)
-           and bullpen.note_matches(n, (p_filter ->> 'project_id')::uuid, p_filter ->> 'kind', v_tags)
-           and not exists (select 1 from jsonb_array_elements(v_lex) l where (l ->> 'id')::uuid = n.id)
-         order by 2 desc, n.id limit v_depth) x;
-    end if;
-  elsif p_type = 'chunk' then
-    -- source chunks (0031_sources): words only, their document's title and heading weigh most
-    select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', bullpen.lexeme_coverage(x.search, v_lexemes))
-             order by x.rank desc, x.id), '[]') into v_lex from (
-      select c.id, c.search, pg_catalog.ts_rank_cd(c.search, v_tsq, 1) as rank from (
-        select sc.id, sc.search
-          from public.source_chunks sc
-         where sc.tenant_id = v_tenant and sc.search @@ v_tsq
-           and ((p_filter ->> 'project_id') is null or sc.project_id = (p_filter ->> 'project_id')::uuid)
-         order by pg_catalog.ts_rank(sc.search, v_tsq, 1) desc, sc.id limit v_depth * 4) c
-       order by 3 desc, c.id limit v_depth) x;
   else
-    select coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', bullpen.lexeme_coverage(x.search, v_lexemes))
-             order by x.rank desc, x.id), '[]') into v_lex from (
-      select c.id, c.search, pg_catalog.ts_rank_cd(c.search, v_tsq, 1) as rank from (
-        select d.id, d.search
-          from public.decisions d
-         where d.tenant_id = v_tenant and d.search @@ v_tsq
-           and bullpen.decision_matches(d, (p_filter ->> 'project_id')::uuid, v_statuses, (p_filter ->> 'since')::timestamptz,
-                                        (p_filter ->> 'task_id')::uuid)
-         order by pg_catalog.ts_rank(d.search, v_tsq, 1) desc, d.id limit v_depth * 4) c
-       order by 3 desc, c.id limit v_depth) x;
-    if jsonb_array_length(v_lex) < v_top then
-      select v_lex || coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'rank', x.rank, 'coverage', 0.5) order by x.rank desc, x.id), '[]') into v_lex from (
-        select d.id, 0.3 * public.word_similarity(v_q, d.title) as rank
-          from public.decisions d
-         where d.tenant_id = v_tenant and (d.title operator(public.%) v_q or v_q operator(public.<%) d.title)
-           and bullpen.decision_matches(d, (p_filter ->> 'project_id')::uuid, v_statuses, (p_filter ->> 'since')::timestamptz,
-                                        (p_filter ->> 'task_id')::uuid)
-           and not exists (select 1 from jsonb_array_elements(v_lex) l where (l ->> 'id')::uuid = d.id)
-         order by 2 desc, d.id limit v_depth) x;
-    end if;
+    -- the word arm's candidates come from the one narrow path that filters the workspace itself,
+    -- so the full-text GIN index answers it (bullpen.memory_word_candidates, docs/architecture.md)
+    v_lex := bullpen.memory_word_candidates(p_type, v_q, v_depth, v_top, p_filter);
   end if;
   if coalesce((v_fusion ->> 'lexical_only_arm')::boolean, false) then
     v_vec := '[]';
@@ -876,7 +929,7 @@ begin
   if v_vector then
     v_sims := bullpen.memory_similarities(p_type, p -> 'query_embedding', p ->> 'embedding_model',
       array(select (e ->> 'id')::uuid from jsonb_array_elements(v_lex) e
-             where not exists (select 1 from jsonb_array_elements(v_vec) ve where ve ->> 'id' = e ->> 'id')));
+            except select (ve ->> 'id')::uuid from jsonb_array_elements(v_vec) ve));
   end if;
   with vec as (
     -- an orthogonal or opposite vector is no match by meaning, however near it ranks
@@ -1472,6 +1525,10 @@ revoke all on function bullpen.lexeme_coverage(tsvector, text[]) from public, an
 grant execute on function bullpen.lexeme_coverage(tsvector, text[]) to bullpen_writer, service_role;
 revoke all on function bullpen.memory_fuse(text, jsonb, jsonb) from public, anon, authenticated;
 grant execute on function bullpen.memory_fuse(text, jsonb, jsonb) to bullpen_writer, service_role;
+-- the word arm's RLS-free path: the RPCs' role alone (not service_role, not the API roles); it keeps
+-- the migrating role as its owner on purpose (see its comment)
+revoke all on function bullpen.memory_word_candidates(text, text, int, int, jsonb) from public, anon, authenticated, service_role;
+grant execute on function bullpen.memory_word_candidates(text, text, int, int, jsonb) to bullpen_writer;
 revoke all on function bullpen.memory_vector_candidates(text, jsonb, text, int, jsonb) from public, anon, authenticated;
 grant execute on function bullpen.memory_vector_candidates(text, jsonb, text, int, jsonb) to bullpen_writer, service_role;
 revoke all on function bullpen.memory_similarities(text, jsonb, text, uuid[]) from public, anon, authenticated;
