@@ -10,6 +10,8 @@
  *    as the API role, and one `task_query` page under auto_explain (nested statements, buffers).
  * 2. whoami's ready count: planned on every call (a custom plan, as it was inside whoami) against
  *    the generic plan bullpen.whoami_ready_count keeps; planning plus execution time.
+ * 3. whoami for a typical agent over the RPC, that function on the plan cache's own choice (auto)
+ *    against its generic plan, in alternating blocks of one run (p50 of each).
  *
  * Writes the plans to BENCH_PLANS (default bench/results/rls-plans/) and prints JSON lines: each
  * read's median execution time over 9 runs before and after, and after/before.
@@ -19,6 +21,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { execute } from '../lib/core/execute';
 import { claimsSql, callSql, type Claims } from '../lib/db/types';
 import { ensureActor, ensureWorkspace } from '../lib/server/workspace';
 import { emit, percentile, runBench, scratchDatabase } from './lib';
@@ -202,6 +205,31 @@ async function main() {
   writeFileSync(path.join(OUT, 'whoami-ready-after.txt'), `-- whoami's ready count on the generic plan bullpen.whoami_ready_count keeps, as the API role\n${ra.text}\n`);
   results.whoami_ready_count_plan_and_run = { before: rb.ms, after: ra.ms };
   writeFileSync(path.join(OUT, 'whoami-after.txt'), `-- whoami as migrated (nested statements)\n${await traced('whoami', {})}\n`);
+
+  // 3. whoami for a typical agent (three tasks in hand, three questions waiting), over the RPC, with
+  // the ready count's function on the plan cache's own choice (auto: what whoami did with the count
+  // inline, planned per call) and on its generic plan, in alternating blocks of the same run.
+  const asker = await ensureActor(db, ws.id, { kind: 'agent', external_ref: 'agent:rls-asker', display_name: 'asker' });
+  const askerClaims: Claims = { sub: asker.id, role: 'authenticated', tenant_id: ws.id, actor_id: asker.id, run_id: 'rls-asker' };
+  for (let k = 0; k < 3; k++) {
+    const c = await execute({ db, claims }, 'task_claim', {});
+    if (!c.ok) throw new Error(`task_claim: ${c.error.message}`);
+    const h = await execute({ db, claims: askerClaims }, 'handoff_create', { to_actor_ids: [agent.id], title: `question ${k}`, kind: 'question' });
+    if (!h.ok) throw new Error(`handoff_create: ${h.error.message}`);
+  }
+  const modes = { auto: [] as number[], force_generic_plan: [] as number[] };
+  for (let block = 0; block < 16; block++) {
+    const mode = block % 2 ? 'force_generic_plan' : 'auto';
+    await client.query(`alter function bullpen.whoami_ready_count(uuid, uuid, text[], uuid[], uuid[]) set plan_cache_mode = ${mode}`);
+    for (let i = 0; i < 40; i++) {
+      const t0 = performance.now();
+      await client.query(callSql(claims, 'whoami', {}, lit, true));
+      if (i >= 8) modes[mode].push(performance.now() - t0);
+    }
+  }
+  await client.query(`alter function bullpen.whoami_ready_count(uuid, uuid, text[], uuid[], uuid[]) set plan_cache_mode = force_generic_plan`);
+  for (const m of Object.values(modes)) m.sort((a, b) => a - b);
+  results.whoami_typical_rpc_p50 = { before: percentile(modes.auto, 50), after: percentile(modes.force_generic_plan, 50) };
 
   for (const [what, r] of Object.entries(results)) {
     emit({ bench: 'rls_plans', what, tasks: TASKS, before_ms: r.before, after_ms: r.after, after_over_before: Math.round((r.after / r.before) * 1000) / 1000, load: loadavg()[0] });
