@@ -1646,7 +1646,7 @@ begin
   if p ->> 'kind' = 'file' then
     -- only the server issues storage paths: bytes it stored for this workspace (upload or import)
     select * into v_file from public.stored_files f
-     where f.tenant_id = bullpen.tenant_id() and f.storage_path = p ->> 'storage_path';
+     where f.tenant_id = (select bullpen.tenant_id()) and f.storage_path = p ->> 'storage_path';
     if v_file.storage_path is null then
       perform bullpen.fail('VALIDATION_ERROR',
         'storage_path: not a file this server stored in this workspace; storage paths are issued by the server',
@@ -1982,7 +1982,7 @@ begin
   on conflict (tenant_id, fingerprint) where status in ('open', 'accepted', 'in_progress') do update
     set occurrences = f.occurrences + 1, last_filed_at = now(), updated_at = now()
   returning f.id, (f.xmax = 0) into v_fr.id, v_created;
-  select * into v_fr from public.feature_requests f where f.tenant_id = bullpen.tenant_id() and f.id = v_fr.id;
+  select * into v_fr from public.feature_requests f where f.tenant_id = (select bullpen.tenant_id()) and f.id = v_fr.id;
   perform bullpen.log(case when v_created then 'feature_request.filed' else 'feature_request.recurred' end,
     'feature_request', v_fr.id, null, format('%s: %s', v_fr.kind, v_fr.title),
     jsonb_build_object('kind', v_fr.kind, 'severity', v_fr.severity, 'occurrences', v_fr.occurrences));
@@ -2011,7 +2011,7 @@ declare
 begin
   perform bullpen.require_actor();
   if p ->> 'id' is not null and not exists (select 1 from public.feature_requests f
-                                             where f.tenant_id = bullpen.tenant_id() and f.id = bullpen.uuid_arg(p, 'id')) then
+                                             where f.tenant_id = (select bullpen.tenant_id()) and f.id = bullpen.uuid_arg(p, 'id')) then
     perform bullpen.fail('NOT_FOUND', format('id: no feature request %s in this workspace', p ->> 'id'),
       'list requests with feature_request_query');
   end if;
@@ -2020,7 +2020,7 @@ begin
   end if;
   with page as (
     select f from public.feature_requests f
-     where f.tenant_id = bullpen.tenant_id()
+     where f.tenant_id = (select bullpen.tenant_id())
        and (p ->> 'id' is null or f.id = (p ->> 'id')::uuid)
        and (v_statuses is null or f.status = any (v_statuses))
        and (p ->> 'kind' is null or f.kind = p ->> 'kind')
@@ -2039,7 +2039,7 @@ begin
     into v_rows, v_last, v_more
     from numbered;
   select coalesce(jsonb_object_agg(s.status, s.n), '{}') into v_counts
-    from (select f.status, count(*) as n from public.feature_requests f where f.tenant_id = bullpen.tenant_id() group by f.status) s;
+    from (select f.status, count(*) as n from public.feature_requests f where f.tenant_id = (select bullpen.tenant_id()) group by f.status) s;
   return jsonb_build_object('feature_requests', v_rows, 'counts', v_counts,
     'next_cursor', case when v_more then bullpen.ts_cursor((v_last ->> 't')::timestamptz, v_last ->> 'i') end);
 end
@@ -2089,7 +2089,7 @@ begin
       coalesce(v_to, 'nothing')));
   end if;
   select * into v_before from public.feature_requests f
-   where f.tenant_id = bullpen.tenant_id() and f.id = bullpen.uuid_arg(p, 'id') for update;
+   where f.tenant_id = (select bullpen.tenant_id()) and f.id = bullpen.uuid_arg(p, 'id') for update;
   if v_before.id is null then
     perform bullpen.fail('NOT_FOUND', format('id: no feature request %s in this workspace', p ->> 'id'));
   end if;
