@@ -277,7 +277,7 @@ begin
     return null;
   end if;
   select * into v_row from public.idempotency_keys k
-   where k.tenant_id = bullpen.tenant_id() and k.actor_id = bullpen.actor_id() and k.key = v_key;
+   where k.tenant_id = (select bullpen.tenant_id()) and k.actor_id = (select bullpen.actor_id()) and k.key = v_key;
   if v_row.tool <> p_tool or v_row.request_hash <> v_hash then
     perform bullpen.fail('IDEMPOTENCY_CONFLICT',
       format('idempotency_key %s was already used with a different %s call', v_key,
@@ -305,7 +305,7 @@ begin
        set result = p_result,
            seq = nullif(current_setting('bullpen.idem_seq', true), '')::bigint,
            object_id = nullif(current_setting('bullpen.idem_object', true), '')::uuid
-     where tenant_id = bullpen.tenant_id() and actor_id = bullpen.actor_id() and key = p ->> 'idempotency_key';
+     where tenant_id = (select bullpen.tenant_id()) and actor_id = (select bullpen.actor_id()) and key = p ->> 'idempotency_key';
   end if;
   return p_result;
 end
@@ -343,7 +343,7 @@ declare
   v public.actors;
 begin
   select * into v from public.actors a
-   where a.tenant_id = bullpen.tenant_id() and a.kind = p_kind
+   where a.tenant_id = (select bullpen.tenant_id()) and a.kind = p_kind
      and lower(regexp_replace(a.display_name, '[[:space:]\u200b\u200c\u200d\u2060\ufeff]+', '', 'g')) = bullpen.name_key(p_name)
      and a.id is distinct from p_except
    limit 1;
@@ -364,7 +364,7 @@ begin
   if p_actor_id is null then
     return null;
   end if;
-  if not exists (select 1 from public.actors where tenant_id = bullpen.tenant_id() and id = p_actor_id) then
+  if not exists (select 1 from public.actors where tenant_id = (select bullpen.tenant_id()) and id = p_actor_id) then
     perform bullpen.fail('NOT_FOUND', format('%s: no actor %s in this workspace', p_field, p_actor_id),
       'list actors with actor_query, or pass "me"');
   end if;
@@ -421,7 +421,7 @@ begin
   -- Only people create people: a human (or an email: reference, which a verified sign-in would
   -- link to whoever owns that address) comes from an owner, an invitation or a sign-in.
   if (p ->> 'kind' = 'human' or p ->> 'external_ref' ilike 'email:%')
-     and not exists (select 1 from public.actors c where c.tenant_id = bullpen.tenant_id() and c.id = v_me
+     and not exists (select 1 from public.actors c where c.tenant_id = (select bullpen.tenant_id()) and c.id = v_me
                         and c.kind = 'human' and c.is_owner) then
     perform bullpen.fail('FORBIDDEN',
       format('%s: only a workspace owner registers people; agents and services never create or change humans or email: actors',
@@ -429,11 +429,11 @@ begin
       'a person joins by invitation (console Agents & keys, or bullpen human invite) or by signing in; register agents with kind "agent"',
       jsonb_build_object('fields', jsonb_build_array(case when p ->> 'kind' = 'human' then 'kind' else 'external_ref' end)));
   end if;
-  if not exists (select 1 from public.actors x where x.tenant_id = bullpen.tenant_id() and x.external_ref = p ->> 'external_ref') then
+  if not exists (select 1 from public.actors x where x.tenant_id = (select bullpen.tenant_id()) and x.external_ref = p ->> 'external_ref') then
     perform bullpen.assert_display_name_free(p ->> 'kind', coalesce(p ->> 'display_name', p ->> 'external_ref'), null);
   end if;
   if p ->> 'status' = 'deactivated'
-     and not exists (select 1 from public.actors x where x.tenant_id = bullpen.tenant_id() and x.external_ref = p ->> 'external_ref') then
+     and not exists (select 1 from public.actors x where x.tenant_id = (select bullpen.tenant_id()) and x.external_ref = p ->> 'external_ref') then
     perform bullpen.fail('VALIDATION_ERROR', 'status: a new actor starts active or paused',
       'register it, then deactivate it', jsonb_build_object('fields', jsonb_build_array('status')));
   end if;
@@ -451,7 +451,7 @@ begin
     return bullpen.idem_finish(p, jsonb_build_object('actor', bullpen.actor_json(v_actor), 'created', true));
   end if;
   select * into v_actor from public.actors
-   where tenant_id = bullpen.tenant_id() and external_ref = p ->> 'external_ref';
+   where tenant_id = (select bullpen.tenant_id()) and external_ref = p ->> 'external_ref';
   if v_actor.kind <> p ->> 'kind' then
     perform bullpen.fail('CONFLICT', format('external_ref %s already belongs to an actor of kind %s', p ->> 'external_ref', v_actor.kind),
       'register with the same kind, or choose another external_ref', jsonb_build_object('actor_id', v_actor.id));
@@ -528,7 +528,7 @@ declare
 begin
   perform bullpen.require_actor();
   -- keys name who may call the workspace: people manage them (the console), agents never read them
-  if v_keys and not exists (select 1 from public.actors me where me.tenant_id = bullpen.tenant_id()
+  if v_keys and not exists (select 1 from public.actors me where me.tenant_id = (select bullpen.tenant_id())
                                 and me.id = bullpen.actor_id() and me.kind = 'human') then
     perform bullpen.fail('FORBIDDEN', 'include: "keys" is for people only: an agent never reads the workspace''s keys',
       'call actor_query without "keys" in include');
@@ -536,7 +536,7 @@ begin
   with page as (
     select a, lower(a.display_name) || chr(31) || a.id::text as sort_key
       from public.actors a
-     where a.tenant_id = bullpen.tenant_id()
+     where a.tenant_id = (select bullpen.tenant_id())
        and (p ->> 'kind' is null or a.kind = p ->> 'kind')
        and (p ->> 'group' is null or a."group" = p ->> 'group')
        and (p ->> 'capability' is null or (p ->> 'capability') = any (a.capabilities))

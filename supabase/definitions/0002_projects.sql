@@ -22,9 +22,9 @@ begin
     perform bullpen.fail('VALIDATION_ERROR', format('%s is required', p_field));
   end if;
   if p_ref ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
-    select * into v from public.projects where tenant_id = bullpen.tenant_id() and id = p_ref::uuid;
+    select * into v from public.projects where tenant_id = (select bullpen.tenant_id()) and id = p_ref::uuid;
   else
-    select * into v from public.projects where tenant_id = bullpen.tenant_id() and lower(key) = lower(p_ref);
+    select * into v from public.projects where tenant_id = (select bullpen.tenant_id()) and lower(key) = lower(p_ref);
   end if;
   if v.id is null then
     perform bullpen.fail('NOT_FOUND', format('%s: no project %s in this workspace', p_field, p_ref),
@@ -45,10 +45,10 @@ begin
   if p_parent_id = p_project_id or exists (
     with recursive up as (
       select parent_project_id as id, 1 as depth from public.projects
-       where tenant_id = bullpen.tenant_id() and id = p_parent_id
+       where tenant_id = (select bullpen.tenant_id()) and id = p_parent_id
       union all
       select pr.parent_project_id, up.depth + 1 from public.projects pr
-        join up on pr.tenant_id = bullpen.tenant_id() and pr.id = up.id
+        join up on pr.tenant_id = (select bullpen.tenant_id()) and pr.id = up.id
        where up.depth < 100
     )
     select 1 from up where id = p_project_id
@@ -80,7 +80,7 @@ begin
   end if;
   v_base := left(v_base, 12);
   v_key := v_base;
-  while exists (select 1 from public.projects where tenant_id = bullpen.tenant_id() and lower(key) = lower(v_key)) loop
+  while exists (select 1 from public.projects where tenant_id = (select bullpen.tenant_id()) and lower(key) = lower(v_key)) loop
     n := n + 1;
     v_key := v_base || n;
   end loop;
@@ -105,7 +105,7 @@ begin
     return v_replay;
   end if;
   v_key := upper(coalesce(p ->> 'key', bullpen.derive_project_key(p ->> 'title')));
-  if exists (select 1 from public.projects where tenant_id = bullpen.tenant_id() and lower(key) = lower(v_key)) then
+  if exists (select 1 from public.projects where tenant_id = (select bullpen.tenant_id()) and lower(key) = lower(v_key)) then
     perform bullpen.fail('ALREADY_EXISTS', format('key: a project with key %s already exists', v_key),
       'choose another key, or omit key to derive a free one from the title');
   end if;

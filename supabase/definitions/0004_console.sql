@@ -71,7 +71,7 @@ language sql stable
 security definer
 set search_path = ''
 as $$
-  select coalesce(max(id), 0) from public.activity where tenant_id = bullpen.tenant_id()
+  select coalesce(max(id), 0) from public.activity where tenant_id = (select bullpen.tenant_id())
 $$;
 alter function bullpen.change_head() owner to bullpen_writer;
 
@@ -91,17 +91,17 @@ security definer
 set search_path = ''
 as $$
   with anchor as (
-    select coalesce((select a.at from public.activity a where a.tenant_id = bullpen.tenant_id() and a.id = p_after),
-                    (select max(a.at) from public.activity a where a.tenant_id = bullpen.tenant_id() and a.id <= p_after),
+    select coalesce((select a.at from public.activity a where a.tenant_id = (select bullpen.tenant_id()) and a.id = p_after),
+                    (select max(a.at) from public.activity a where a.tenant_id = (select bullpen.tenant_id()) and a.id <= p_after),
                     '-infinity'::timestamptz) as at
   )
   select x.id, x.tenant_id, x.project_id, x.object_type, x.object_id, x.verb, x.actor_id, x.at
     from (
       select a.* from public.activity a
-       where a.tenant_id = bullpen.tenant_id() and a.id > p_after
+       where a.tenant_id = (select bullpen.tenant_id()) and a.id > p_after
       union all
       select a.* from public.activity a, anchor
-       where a.tenant_id = bullpen.tenant_id() and a.id <= p_after and a.at > anchor.at - interval '60 seconds'
+       where a.tenant_id = (select bullpen.tenant_id()) and a.id <= p_after and a.at > anchor.at - interval '60 seconds'
     ) x
    order by x.id
    limit greatest(1, least(p_limit, 20000)) + 1

@@ -120,7 +120,7 @@ begin
   v_label := v_target ->> 'label';
   if p ->> 'parent_comment_id' is not null then
     select * into v_parent from public.comments
-     where tenant_id = bullpen.tenant_id() and id = bullpen.uuid_arg(p, 'parent_comment_id');
+     where tenant_id = (select bullpen.tenant_id()) and id = bullpen.uuid_arg(p, 'parent_comment_id');
     if v_parent.id is null then
       perform bullpen.fail('NOT_FOUND', format('parent_comment_id: no comment %s in this workspace', p ->> 'parent_comment_id'),
         'reply to a comment listed by task_get');
@@ -181,7 +181,7 @@ begin
            to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') || ' ' || c.id::text as sort_key
       from public.comments c
       join public.actors a on a.tenant_id = c.tenant_id and a.id = c.author_actor_id
-     where c.tenant_id = bullpen.tenant_id() and c.object_id = v_object
+     where c.tenant_id = (select bullpen.tenant_id()) and c.object_id = v_object
        and (p ->> 'kind' is null or c.kind = p ->> 'kind')
        -- tags: comments that carry every tag asked for
        and (p -> 'tags' is null or c.tags @> bullpen.text_array(p -> 'tags'))

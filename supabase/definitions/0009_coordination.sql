@@ -164,9 +164,9 @@ begin
     perform bullpen.fail('VALIDATION_ERROR', format('%s is required', p_field));
   end if;
   if p_lock then
-    select * into v from public.handoffs where tenant_id = bullpen.tenant_id() and id = v_id for update;
+    select * into v from public.handoffs where tenant_id = (select bullpen.tenant_id()) and id = v_id for update;
   else
-    select * into v from public.handoffs where tenant_id = bullpen.tenant_id() and id = v_id;
+    select * into v from public.handoffs where tenant_id = (select bullpen.tenant_id()) and id = v_id;
   end if;
   if v.id is null then
     perform bullpen.fail('NOT_FOUND', format('%s: no handoff %s in this workspace', p_field, p_ref),
@@ -756,13 +756,13 @@ declare
 begin
   -- the caller's own notifications are the only ones it can see, here as in the API
   update public.notifications set read_at = now()
-   where tenant_id = bullpen.tenant_id() and id = p_id and recipient_actor_id = p_actor and read_at is null;
+   where tenant_id = (select bullpen.tenant_id()) and id = p_id and recipient_actor_id = p_actor and read_at is null;
   get diagnostics v_c = row_count;
   if v_c > 0 or exists (select 1 from public.notifications
-                         where tenant_id = bullpen.tenant_id() and id = p_id and recipient_actor_id = p_actor) then
+                         where tenant_id = (select bullpen.tenant_id()) and id = p_id and recipient_actor_id = p_actor) then
     return v_c;
   end if;
-  select * into v_h from public.handoffs where tenant_id = bullpen.tenant_id() and id = p_id;
+  select * into v_h from public.handoffs where tenant_id = (select bullpen.tenant_id()) and id = p_id;
   if v_h.id is null then
     perform bullpen.fail('NOT_FOUND', format('%s: no inbox item %s of yours', p_field, p_id),
       'ack the ids inbox returned to you');
@@ -836,7 +836,7 @@ begin
   -- fixed now; the response's "to" lists who they are
   if jsonb_array_length(coalesce(p -> 'to_capabilities', '[]')) > 0 then
     v_to := v_to || array(select a.id from public.actors a
-                           where a.tenant_id = bullpen.tenant_id() and a.kind = 'agent' and a.status = 'active' and a.id <> v_me
+                           where a.tenant_id = (select bullpen.tenant_id()) and a.kind = 'agent' and a.status = 'active' and a.id <> v_me
                              and a.capabilities @> bullpen.text_array(p -> 'to_capabilities')
                              and not (a.id = any (v_to))
                            order by a.id);
@@ -873,7 +873,7 @@ begin
   end if;
   v_res := bullpen.handoff_open(bullpen.tenant_id(), v_me, v_kind, p ->> 'title', p ->> 'body', v_options, v_free,
     (p ->> 'due_at')::timestamptz, v_task.id, coalesce(v_project.id, v_task.project_id), v_to, p ->> 'fingerprint', false);
-  select * into v_h from public.handoffs where tenant_id = bullpen.tenant_id() and id = (v_res ->> 'handoff_id')::uuid;
+  select * into v_h from public.handoffs where tenant_id = (select bullpen.tenant_id()) and id = (v_res ->> 'handoff_id')::uuid;
   if not (v_res ->> 'deduped')::boolean and (p ? 'priority' or p ? 'tags' or p ? 'to_capabilities') then -- routing (0022)
     update public.handoffs set priority = coalesce(p ->> 'priority', 'normal'), tags = bullpen.text_array(p -> 'tags'),
            to_capabilities = bullpen.text_array(p -> 'to_capabilities')
@@ -1145,7 +1145,7 @@ begin
     into v_rows, v_n
     from (
       select h.* from public.handoffs h
-       where h.tenant_id = bullpen.tenant_id()
+       where h.tenant_id = (select bullpen.tenant_id())
          and (v_dir = 'any'
               or (v_dir = 'from_me' and h.from_actor_id = v_me)
               or (v_dir = 'to_me' and exists (select 1 from public.handoff_recipients r
@@ -1228,7 +1228,7 @@ begin
     into v_rows, v_n
     from (
       select n.* from public.notifications n
-       where n.tenant_id = bullpen.tenant_id() and n.recipient_actor_id = v_me
+       where n.tenant_id = (select bullpen.tenant_id()) and n.recipient_actor_id = v_me
          and (not v_unread or n.read_at is null)
          and (v_cursor is null or (n.created_at, n.id) < ((v_cursor ->> 0)::timestamptz, (v_cursor ->> 1)::uuid))
        order by n.created_at desc, n.id desc
@@ -1240,7 +1240,7 @@ begin
   end if;
   return jsonb_build_object('notifications', v_rows,
     'unread_count', (select count(*) from public.notifications n
-                      where n.tenant_id = bullpen.tenant_id() and n.recipient_actor_id = v_me and n.read_at is null),
+                      where n.tenant_id = (select bullpen.tenant_id()) and n.recipient_actor_id = v_me and n.read_at is null),
     'next_cursor', case when v_last is not null
       then encode(convert_to(jsonb_build_array(v_last -> 'created_at', v_last -> 'id')::text, 'utf8'), 'base64') end);
 end
@@ -1267,14 +1267,14 @@ begin
   end if;
   if coalesce((p ->> 'all')::boolean, false) then
     update public.notifications set read_at = now()
-     where tenant_id = bullpen.tenant_id() and recipient_actor_id = v_me and read_at is null;
+     where tenant_id = (select bullpen.tenant_id()) and recipient_actor_id = v_me and read_at is null;
     get diagnostics v_marked = row_count;
   else
     for v_id in select jsonb_array_elements_text(coalesce(p -> 'ids', '[]')) loop
       v_uuid := bullpen.uuid_arg(jsonb_build_object(format('ids[%s]', i), v_id), format('ids[%s]', i));
       -- RLS shows the caller its own notifications only: another actor's id reads as missing
       if not exists (select 1 from public.notifications
-                      where tenant_id = bullpen.tenant_id() and id = v_uuid and recipient_actor_id = v_me) then
+                      where tenant_id = (select bullpen.tenant_id()) and id = v_uuid and recipient_actor_id = v_me) then
         perform bullpen.fail('NOT_FOUND', format('ids[%s]: no notification %s of yours', i, v_id),
           'list yours with notification_query');
       end if;
@@ -1285,7 +1285,7 @@ begin
       perform bullpen.fail('VALIDATION_ERROR', 'ids: name at least one notification, or pass all: true');
     end if;
     update public.notifications set read_at = now()
-     where tenant_id = bullpen.tenant_id() and recipient_actor_id = v_me and id = any (v_ids) and read_at is null;
+     where tenant_id = (select bullpen.tenant_id()) and recipient_actor_id = v_me and id = any (v_ids) and read_at is null;
     get diagnostics v_marked = row_count;
   end if;
   if v_marked > 0 then
@@ -1294,7 +1294,7 @@ begin
   end if;
   return bullpen.idem_finish(p, jsonb_build_object('marked', v_marked,
     'unread_count', (select count(*) from public.notifications n
-                      where n.tenant_id = bullpen.tenant_id() and n.recipient_actor_id = v_me and n.read_at is null)));
+                      where n.tenant_id = (select bullpen.tenant_id()) and n.recipient_actor_id = v_me and n.read_at is null)));
 end
 $$;
 alter function public.notification_mark_read(jsonb) owner to bullpen_writer;

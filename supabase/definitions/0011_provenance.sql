@@ -216,7 +216,7 @@ begin
   if p_ref !~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
     if p_type = 'run' then
       select jsonb_build_object('object_type', 'run', 'object_id', r.id, 'project_id', null, 'task_id', null, 'label', r.run_key)
-        into v_row from public.runs r where r.tenant_id = bullpen.tenant_id() and r.run_key = p_ref;
+        into v_row from public.runs r where r.tenant_id = (select bullpen.tenant_id()) and r.run_key = p_ref;
       if v_row is not null then
         return v_row;
       end if;
@@ -232,25 +232,25 @@ begin
       into v_row
       from public.comments c
       left join public.tasks t on c.object_type = 'task' and t.tenant_id = c.tenant_id and t.id = c.object_id
-     where c.tenant_id = bullpen.tenant_id() and c.id = v_id;
+     where c.tenant_id = (select bullpen.tenant_id()) and c.id = v_id;
   elsif p_type = 'run' then
     select jsonb_build_object('object_type', 'run', 'object_id', r.id, 'project_id', null, 'task_id', null, 'label', r.run_key)
-      into v_row from public.runs r where r.tenant_id = bullpen.tenant_id() and (r.id = v_id or r.run_key = p_ref);
+      into v_row from public.runs r where r.tenant_id = (select bullpen.tenant_id()) and (r.id = v_id or r.run_key = p_ref);
   elsif p_type = 'handoff' then
     select jsonb_build_object('object_type', 'handoff', 'object_id', h.id,
              'project_id', coalesce(h.related_project_id, t.project_id), 'task_id', null, 'label', h.title)
       into v_row
       from public.handoffs h
       left join public.tasks t on t.tenant_id = h.tenant_id and t.id = h.related_task_id
-     where h.tenant_id = bullpen.tenant_id() and h.id = v_id;
+     where h.tenant_id = (select bullpen.tenant_id()) and h.id = v_id;
   elsif p_type = 'decision' then
     select jsonb_build_object('object_type', 'decision', 'object_id', d.id, 'project_id', d.project_id, 'task_id', null,
              'label', d.title)
-      into v_row from public.decisions d where d.tenant_id = bullpen.tenant_id() and d.id = v_id;
+      into v_row from public.decisions d where d.tenant_id = (select bullpen.tenant_id()) and d.id = v_id;
   elsif p_type = 'note' then
     select jsonb_build_object('object_type', 'note', 'object_id', n.id, 'project_id', n.project_id, 'task_id', null,
              'label', n.title)
-      into v_row from public.knowledge_notes n where n.tenant_id = bullpen.tenant_id() and n.id = v_id;
+      into v_row from public.knowledge_notes n where n.tenant_id = (select bullpen.tenant_id()) and n.id = v_id;
   else
     perform bullpen.fail('VALIDATION_ERROR', format('object_type: unknown object type %s', coalesce(p_type, 'null')));
   end if;
@@ -289,7 +289,7 @@ begin
         updated_at = case when excluded.default_branch is distinct from r.default_branch and excluded.default_branch is not null
                           then now() else r.updated_at end
   returning r.id, (r.xmax = 0) into v.id, v_created;
-  select * into v from public.repositories r where r.tenant_id = bullpen.tenant_id() and r.id = v.id;
+  select * into v from public.repositories r where r.tenant_id = (select bullpen.tenant_id()) and r.id = v.id;
   if v_created then
     perform bullpen.log('repo.registered', 'repository', v.id, null, v.owner || '/' || v.name,
       jsonb_build_object('remote_url', v.remote_url));
@@ -310,7 +310,7 @@ declare
 begin
   if p_id is not null then
     select * into v from public.repositories
-     where tenant_id = bullpen.tenant_id() and id = bullpen.uuid_arg(jsonb_build_object(p_field, p_id), p_field);
+     where tenant_id = (select bullpen.tenant_id()) and id = bullpen.uuid_arg(jsonb_build_object(p_field, p_id), p_field);
     if v.id is null then
       perform bullpen.fail('NOT_FOUND', format('%s: no repository %s in this workspace', p_field, p_id),
         'list repositories with repo_query, or register one with repo_register');
@@ -321,14 +321,14 @@ begin
     perform bullpen.fail('VALIDATION_ERROR', 'repository_id or repo_slug is required', 'name the repository by id or by owner/name');
   end if;
   select count(*) into v_n from public.repositories r
-   where r.tenant_id = bullpen.tenant_id()
+   where r.tenant_id = (select bullpen.tenant_id())
      and (lower(r.owner || '/' || r.name) = v_slug or r.remote_key = v_slug);
   if v_n > 1 then
     perform bullpen.fail('VALIDATION_ERROR', format('repo_slug: %s names %s repositories on different hosts', p_slug, v_n),
       'use host/owner/name or the repository_id from repo_query');
   end if;
   select * into v from public.repositories r
-   where r.tenant_id = bullpen.tenant_id()
+   where r.tenant_id = (select bullpen.tenant_id())
      and (lower(r.owner || '/' || r.name) = v_slug or r.remote_key = v_slug);
   if v.id is null then
     perform bullpen.fail('NOT_FOUND', format('repo_slug: no repository %s in this workspace', p_slug),
@@ -408,18 +408,18 @@ begin
   v_kind := case when v_series is not null then 'loop_tick' when v_parent_key is not null then 'subagent' else 'session' end;
   if v_series is not null then
     select r.seen_through into v_seen from public.runs r
-     where r.tenant_id = bullpen.tenant_id() and r.run_series_key = v_series and r.seen_through is not null
+     where r.tenant_id = (select bullpen.tenant_id()) and r.run_series_key = v_series and r.seen_through is not null
      order by r.started_at desc limit 1;
   end if;
   insert into public.runs (tenant_id, run_key, actor_id, kind, parent_run_key, parent_run_id, run_series_key,
                            repository_id, seen_through)
   values (bullpen.tenant_id(), p_key, bullpen.actor_id(), v_kind, v_parent_key,
-          (select r.id from public.runs r where r.tenant_id = bullpen.tenant_id() and r.run_key = v_parent_key),
+          (select r.id from public.runs r where r.tenant_id = (select bullpen.tenant_id()) and r.run_key = v_parent_key),
           v_series, v_repo, v_seen)
   on conflict (tenant_id, run_key) do nothing
   returning * into v;
   if v.id is null then
-    select * into v from public.runs r where r.tenant_id = bullpen.tenant_id() and r.run_key = p_key;
+    select * into v from public.runs r where r.tenant_id = (select bullpen.tenant_id()) and r.run_key = p_key;
     return bullpen.assert_own_run(v);
   end if;
   -- children that registered before this run did hang under it from now on
@@ -436,7 +436,7 @@ as $$
 declare
   v public.runs;
 begin
-  select * into v from public.runs r where r.tenant_id = bullpen.tenant_id() and r.run_key = p_key;
+  select * into v from public.runs r where r.tenant_id = (select bullpen.tenant_id()) and r.run_key = p_key;
   if v.id is null then
     return bullpen.register_run(p_key);
   end if;
@@ -552,10 +552,10 @@ declare
   v public.runs;
 begin
   if p_ref ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
-    select * into v from public.runs r where r.tenant_id = bullpen.tenant_id() and r.id = p_ref::uuid;
+    select * into v from public.runs r where r.tenant_id = (select bullpen.tenant_id()) and r.id = p_ref::uuid;
   end if;
   if v.id is null then
-    select * into v from public.runs r where r.tenant_id = bullpen.tenant_id() and r.run_key = p_ref;
+    select * into v from public.runs r where r.tenant_id = (select bullpen.tenant_id()) and r.run_key = p_ref;
   end if;
   if v.id is null then
     perform bullpen.fail('NOT_FOUND', format('%s: no run %s in this workspace', p_field, p_ref),
@@ -579,7 +579,7 @@ begin
     perform bullpen.fail('VALIDATION_ERROR', format('%s: you have no current run', p_field),
       'send X-Bullpen-Run (or set BULLPEN_RUN_ID), or name the run');
   end if;
-  select * into v from public.runs r where r.tenant_id = bullpen.tenant_id() and r.run_key = bullpen.run_key();
+  select * into v from public.runs r where r.tenant_id = (select bullpen.tenant_id()) and r.run_key = bullpen.run_key();
   if v.id is null then
     v := bullpen.register_run(bullpen.run_key());
   end if;
@@ -782,11 +782,11 @@ declare
   v public.repositories;
 begin
   select x.* into v from public.repositories x
-   where x.tenant_id = bullpen.tenant_id()
+   where x.tenant_id = (select bullpen.tenant_id())
      and x.id = coalesce(
-       (select r.repository_id from public.runs r where r.tenant_id = bullpen.tenant_id() and r.run_key = bullpen.run_key()),
+       (select r.repository_id from public.runs r where r.tenant_id = (select bullpen.tenant_id()) and r.run_key = bullpen.run_key()),
        (select y.id from public.repositories y
-         where y.tenant_id = bullpen.tenant_id()
+         where y.tenant_id = (select bullpen.tenant_id())
            and y.remote_key = bullpen.normalize_remote(nullif(bullpen.claims() ->> 'repo', '')) ->> 'key'));
   return v;
 end
@@ -827,7 +827,7 @@ language sql stable
 as $$
   select coalesce(array_agg(distinct l.project_id), '{}'::uuid[])
     from public.project_repositories l
-   where l.tenant_id = bullpen.tenant_id() and l.repository_id = any (p_repository_ids)
+   where l.tenant_id = (select bullpen.tenant_id()) and l.repository_id = any (p_repository_ids)
 $$;
 
 -- ---------------------------------------------------------------------------------------------
@@ -1079,7 +1079,7 @@ begin
   if bullpen.run_key() is null then
     perform bullpen.fail('VALIDATION_ERROR', 'run_id: you have no current run', 'name a run with run_id or run_key');
   end if;
-  select * into v from public.runs r where r.tenant_id = bullpen.tenant_id() and r.run_key = bullpen.run_key();
+  select * into v from public.runs r where r.tenant_id = (select bullpen.tenant_id()) and r.run_key = bullpen.run_key();
   if v.id is null then
     perform bullpen.fail('NOT_FOUND', format('run_id: your current run %s is not registered yet', bullpen.run_key()),
       'a run registers at its first write or whoami');
@@ -1216,7 +1216,7 @@ begin
     if v_remote is null and bullpen.run_key() is not null then
       select x.remote_url into v_remote from public.runs r
         join public.repositories x on x.tenant_id = r.tenant_id and x.id = r.repository_id
-       where r.tenant_id = bullpen.tenant_id() and r.run_key = bullpen.run_key();
+       where r.tenant_id = (select bullpen.tenant_id()) and r.run_key = bullpen.run_key();
     end if;
     if v_remote is null then
       perform bullpen.fail('VALIDATION_ERROR', 'remote_url: cannot tell which repository you stand in',
@@ -1225,7 +1225,7 @@ begin
     end if;
   end if;
   select x.created_at into v_before from public.repositories x
-   where x.tenant_id = bullpen.tenant_id() and x.remote_key = bullpen.normalize_remote(v_remote) ->> 'key';
+   where x.tenant_id = (select bullpen.tenant_id()) and x.remote_key = bullpen.normalize_remote(v_remote) ->> 'key';
   v_repo := bullpen.repository_for_remote(v_remote, v_field, p ->> 'default_branch');
   v_created := v_before is null;
   if v_here and bullpen.run_key() is not null then
@@ -1375,7 +1375,7 @@ begin
     v_repo := v_run.repository_id;
     if v_repo is null and v_obj ->> 'project_id' is not null then
       select min(l.repository_id::text)::uuid into v_repo from public.project_repositories l
-       where l.tenant_id = bullpen.tenant_id() and l.project_id = (v_obj ->> 'project_id')::uuid and l.role = 'primary'
+       where l.tenant_id = (select bullpen.tenant_id()) and l.project_id = (v_obj ->> 'project_id')::uuid and l.role = 'primary'
       having count(*) = 1;
     end if;
   end if;
@@ -1423,7 +1423,7 @@ begin
     files = case when p ? 'files' then excluded.files else c.files end,
     updated_at = now()
   returning c.id, (c.xmax = 0) into v_ref.id, v_created;
-  select * into v_ref from public.code_refs c where c.tenant_id = bullpen.tenant_id() and c.id = v_ref.id;
+  select * into v_ref from public.code_refs c where c.tenant_id = (select bullpen.tenant_id()) and c.id = v_ref.id;
   v_label := case v_type when 'pr' then coalesce('PR #' || v_ref.pr_number, 'PR') when 'commit' then 'commit ' || left(v_ref.sha, 7)
                          when 'branch' then 'branch ' || v_ref.branch when 'tag' then 'tag ' || v_ref.tag else 'compare view' end;
   v_verb := case when v_created then 'code_ref.added' else 'code_ref.updated' end;
@@ -1494,7 +1494,7 @@ begin
     return v_replay;
   end if;
   select * into v_before from public.code_refs c
-   where c.tenant_id = bullpen.tenant_id() and c.id = bullpen.uuid_arg(p, 'code_ref_id') for update;
+   where c.tenant_id = (select bullpen.tenant_id()) and c.id = bullpen.uuid_arg(p, 'code_ref_id') for update;
   if v_before.id is null then
     perform bullpen.fail('NOT_FOUND', format('code_ref_id: no code ref %s in this workspace', p ->> 'code_ref_id'),
       'find code refs with code_ref_query or task_get');
@@ -1646,7 +1646,7 @@ begin
   if p ->> 'kind' = 'file' then
     -- only the server issues storage paths: bytes it stored for this workspace (upload or import)
     select * into v_file from public.stored_files f
-     where f.tenant_id = bullpen.tenant_id() and f.storage_path = p ->> 'storage_path';
+     where f.tenant_id = (select bullpen.tenant_id()) and f.storage_path = p ->> 'storage_path';
     if v_file.storage_path is null then
       perform bullpen.fail('VALIDATION_ERROR',
         'storage_path: not a file this server stored in this workspace; storage paths are issued by the server',
@@ -1689,7 +1689,7 @@ begin
     return v_replay;
   end if;
   select * into v_att from public.attachments a
-   where a.tenant_id = bullpen.tenant_id() and a.id = bullpen.uuid_arg(p, 'attachment_id') for update;
+   where a.tenant_id = (select bullpen.tenant_id()) and a.id = bullpen.uuid_arg(p, 'attachment_id') for update;
   if v_att.id is null then
     perform bullpen.fail('NOT_FOUND', format('attachment_id: no attachment %s in this workspace', p ->> 'attachment_id'),
       'list attachments with attachment_query');
@@ -1731,7 +1731,7 @@ begin
   v_obj := bullpen.resolve_object(p ->> 'object_type', p ->> 'object_id');
   with page as (
     select a from public.attachments a
-     where a.tenant_id = bullpen.tenant_id() and a.object_id = (v_obj ->> 'object_id')::uuid
+     where a.tenant_id = (select bullpen.tenant_id()) and a.object_id = (v_obj ->> 'object_id')::uuid
        and a.object_type = v_obj ->> 'object_type'
        and (v_removed or a.removed_at is null)
        and (v_cursor is null or (a.created_at, a.id) < ((v_cursor ->> 't')::timestamptz, (v_cursor ->> 'i')::uuid))
@@ -1759,7 +1759,7 @@ set search_path = ''
 as $$
   select bullpen.attachment_json(a) || jsonb_build_object('tenant_id', a.tenant_id)
     from public.attachments a
-   where a.tenant_id = bullpen.tenant_id() and a.id = p_id and a.kind = 'file' and a.removed_at is null
+   where a.tenant_id = (select bullpen.tenant_id()) and a.id = p_id and a.kind = 'file' and a.removed_at is null
 $$;
 alter function bullpen.attachment_file(uuid) owner to bullpen_writer;
 
@@ -1843,7 +1843,7 @@ begin
   returning * into v_row;
   if v_row.id is null then
     v_dedup := true;
-    select * into v_row from public.activity a where a.tenant_id = bullpen.tenant_id() and a.content_hash = v_hash;
+    select * into v_row from public.activity a where a.tenant_id = (select bullpen.tenant_id()) and a.content_hash = v_hash;
   elsif coalesce(current_setting('bullpen.idem_seq', true), '') = '' then
     perform set_config('bullpen.idem_seq', v_row.id::text, true);
     perform set_config('bullpen.idem_object', coalesce(v_row.object_id::text, ''), true);
@@ -1982,7 +1982,7 @@ begin
   on conflict (tenant_id, fingerprint) where status in ('open', 'accepted', 'in_progress') do update
     set occurrences = f.occurrences + 1, last_filed_at = now(), updated_at = now()
   returning f.id, (f.xmax = 0) into v_fr.id, v_created;
-  select * into v_fr from public.feature_requests f where f.tenant_id = bullpen.tenant_id() and f.id = v_fr.id;
+  select * into v_fr from public.feature_requests f where f.tenant_id = (select bullpen.tenant_id()) and f.id = v_fr.id;
   perform bullpen.log(case when v_created then 'feature_request.filed' else 'feature_request.recurred' end,
     'feature_request', v_fr.id, null, format('%s: %s', v_fr.kind, v_fr.title),
     jsonb_build_object('kind', v_fr.kind, 'severity', v_fr.severity, 'occurrences', v_fr.occurrences));
@@ -2011,7 +2011,7 @@ declare
 begin
   perform bullpen.require_actor();
   if p ->> 'id' is not null and not exists (select 1 from public.feature_requests f
-                                             where f.tenant_id = bullpen.tenant_id() and f.id = bullpen.uuid_arg(p, 'id')) then
+                                             where f.tenant_id = (select bullpen.tenant_id()) and f.id = bullpen.uuid_arg(p, 'id')) then
     perform bullpen.fail('NOT_FOUND', format('id: no feature request %s in this workspace', p ->> 'id'),
       'list requests with feature_request_query');
   end if;
@@ -2020,7 +2020,7 @@ begin
   end if;
   with page as (
     select f from public.feature_requests f
-     where f.tenant_id = bullpen.tenant_id()
+     where f.tenant_id = (select bullpen.tenant_id())
        and (p ->> 'id' is null or f.id = (p ->> 'id')::uuid)
        and (v_statuses is null or f.status = any (v_statuses))
        and (p ->> 'kind' is null or f.kind = p ->> 'kind')
@@ -2039,7 +2039,7 @@ begin
     into v_rows, v_last, v_more
     from numbered;
   select coalesce(jsonb_object_agg(s.status, s.n), '{}') into v_counts
-    from (select f.status, count(*) as n from public.feature_requests f where f.tenant_id = bullpen.tenant_id() group by f.status) s;
+    from (select f.status, count(*) as n from public.feature_requests f where f.tenant_id = (select bullpen.tenant_id()) group by f.status) s;
   return jsonb_build_object('feature_requests', v_rows, 'counts', v_counts,
     'next_cursor', case when v_more then bullpen.ts_cursor((v_last ->> 't')::timestamptz, v_last ->> 'i') end);
 end
@@ -2089,7 +2089,7 @@ begin
       coalesce(v_to, 'nothing')));
   end if;
   select * into v_before from public.feature_requests f
-   where f.tenant_id = bullpen.tenant_id() and f.id = bullpen.uuid_arg(p, 'id') for update;
+   where f.tenant_id = (select bullpen.tenant_id()) and f.id = bullpen.uuid_arg(p, 'id') for update;
   if v_before.id is null then
     perform bullpen.fail('NOT_FOUND', format('id: no feature request %s in this workspace', p ->> 'id'));
   end if;

@@ -147,7 +147,7 @@ begin
   on conflict (tenant_id, from_type, from_id, to_type, to_id, relation) do update
     set strength = excluded.strength, note = coalesce(excluded.note, l.note), updated_at = now()
   returning l.id, (l.xmax = 0) into v_link.id, v_created;
-  select * into v_link from public.links l where l.tenant_id = bullpen.tenant_id() and l.id = v_link.id;
+  select * into v_link from public.links l where l.tenant_id = (select bullpen.tenant_id()) and l.id = v_link.id;
   perform bullpen.log(case when v_created then 'link.added' else 'link.updated' end, v_link.from_type, v_link.from_id,
     coalesce((v_from ->> 'project_id')::uuid, (v_to ->> 'project_id')::uuid),
     format('%s %s %s', v_from ->> 'label', v_rel, v_to ->> 'label'),
@@ -177,11 +177,11 @@ begin
     return v_replay;
   end if;
   if p ->> 'link_id' is not null then
-    if not exists (select 1 from public.links l where l.tenant_id = bullpen.tenant_id() and l.id = (p ->> 'link_id')::uuid) then
+    if not exists (select 1 from public.links l where l.tenant_id = (select bullpen.tenant_id()) and l.id = (p ->> 'link_id')::uuid) then
       perform bullpen.fail('NOT_FOUND', format('link_id: no link %s in this workspace', p ->> 'link_id'),
         'find links with find_related');
     end if;
-    with gone as (delete from public.links l where l.tenant_id = bullpen.tenant_id() and l.id = (p ->> 'link_id')::uuid returning l.*)
+    with gone as (delete from public.links l where l.tenant_id = (select bullpen.tenant_id()) and l.id = (p ->> 'link_id')::uuid returning l.*)
     select coalesce(jsonb_agg(bullpen.link_json(g)), '[]') into v_removed from gone g;
   else
     if p -> 'from' is null or p -> 'to' is null then
@@ -191,7 +191,7 @@ begin
     v_to := bullpen.link_end(p -> 'to', 'to');
     with gone as (
       delete from public.links l
-       where l.tenant_id = bullpen.tenant_id() and l.from_type = v_from ->> 'type' and l.from_id = (v_from ->> 'id')::uuid
+       where l.tenant_id = (select bullpen.tenant_id()) and l.from_type = v_from ->> 'type' and l.from_id = (v_from ->> 'id')::uuid
          and l.to_type = v_to ->> 'type' and l.to_id = (v_to ->> 'id')::uuid
          and (p ->> 'relation' is null or l.relation = p ->> 'relation')
       returning l.*)
@@ -336,7 +336,7 @@ begin
       select n.id, n.title, n.language, n.category, case when n.project_id is null then 'shared' else 'project' end as scope,
              lower(coalesce(n.language, '')) || '|' || lower(coalesce(n.category, '')) || '|' || lower(n.title) as k
         from public.knowledge_notes n
-       where n.tenant_id = bullpen.tenant_id() and n.kind = 'guideline'
+       where n.tenant_id = (select bullpen.tenant_id()) and n.kind = 'guideline'
          and (n.expires_at is null or n.expires_at > now()) and n.retracted_at is null and n.superseded_by is null
          and (v_lang is null or lower(n.language) = lower(v_lang))
          and (v_cat is null or lower(n.category) = lower(v_cat))
@@ -348,7 +348,7 @@ begin
     )
     select coalesce(jsonb_agg(bullpen.note_json(n) || jsonb_build_object('scope', kept.scope, 'shadows', kept.shadows)
              order by (kept.scope = 'project') desc, kept.language nulls first, kept.category nulls first, kept.title, kept.id), '[]'::jsonb)
-      from kept join public.knowledge_notes n on n.tenant_id = bullpen.tenant_id() and n.id = kept.id),
+      from kept join public.knowledge_notes n on n.tenant_id = (select bullpen.tenant_id()) and n.id = kept.id),
     'project_id', v_project);
 end
 $$;

@@ -262,13 +262,13 @@ begin
     if not v_uuid then
       v_task := bullpen.resolve_task(v_ref, v_field);
     else
-      select * into v_task from public.tasks where tenant_id = bullpen.tenant_id() and id = v_ref::uuid;
+      select * into v_task from public.tasks where tenant_id = (select bullpen.tenant_id()) and id = v_ref::uuid;
       if v_task.id is null then
-        select * into v_d from public.decisions where tenant_id = bullpen.tenant_id() and id = v_ref::uuid;
+        select * into v_d from public.decisions where tenant_id = (select bullpen.tenant_id()) and id = v_ref::uuid;
       end if;
       if v_task.id is null and v_d.id is null then
         select * into v_n from public.knowledge_notes
-         where tenant_id = bullpen.tenant_id() and id = v_ref::uuid and (expires_at is null or expires_at > now());
+         where tenant_id = (select bullpen.tenant_id()) and id = v_ref::uuid and (expires_at is null or expires_at > now());
       end if;
     end if;
     if v_task.id is not null then
@@ -354,7 +354,7 @@ begin
   if p ->> 'council_id' is null or p ->> 'council_id' !~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
     perform bullpen.fail('VALIDATION_ERROR', 'council_id: a council is named by its uuid');
   end if;
-  select * into v_c from public.councils where tenant_id = bullpen.tenant_id() and id = (p ->> 'council_id')::uuid;
+  select * into v_c from public.councils where tenant_id = (select bullpen.tenant_id()) and id = (p ->> 'council_id')::uuid;
   if v_c.id is null then
     perform bullpen.fail('NOT_FOUND', format('council_id: no council %s in this workspace', p ->> 'council_id'),
       'list councils with council_query');
@@ -380,7 +380,7 @@ begin
   return jsonb_build_object('councils', (
     select coalesce(jsonb_agg(bullpen.council_json(c, false) order by c.created_at desc, c.id desc), '[]'::jsonb)
       from (select * from public.councils c
-             where c.tenant_id = bullpen.tenant_id() and (v_project is null or c.project_id = v_project)
+             where c.tenant_id = (select bullpen.tenant_id()) and (v_project is null or c.project_id = v_project)
              order by c.created_at desc, c.id desc limit v_limit) c));
 end
 $$;

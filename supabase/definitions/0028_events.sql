@@ -109,7 +109,7 @@ begin
     v_project := (bullpen.resolve_project(p ->> 'project_id')).id;
   end if;
   v_id := bullpen.log(v_type, 'event', null, v_project, left(coalesce(p ->> 'summary', ''), 500), coalesce(p -> 'payload', '{}'));
-  select * into v_row from public.activity a where a.tenant_id = bullpen.tenant_id() and a.id = v_id;
+  select * into v_row from public.activity a where a.tenant_id = (select bullpen.tenant_id()) and a.id = v_id;
   return bullpen.idem_finish(p, jsonb_build_object('event', bullpen.event_json(v_row)));
 end
 $$;
@@ -293,7 +293,7 @@ begin
   if v_replay is not null then
     return v_replay;
   end if;
-  delete from public.webhooks w where w.tenant_id = bullpen.tenant_id() and w.id = bullpen.uuid_arg(p, 'webhook_id')
+  delete from public.webhooks w where w.tenant_id = (select bullpen.tenant_id()) and w.id = bullpen.uuid_arg(p, 'webhook_id')
   returning * into v_w;
   if v_w.id is null then
     perform bullpen.fail('NOT_FOUND', format('webhook_id: no webhook %s in this workspace', p ->> 'webhook_id'), 'list webhooks with webhook_list');

@@ -362,9 +362,9 @@ begin
     perform bullpen.fail('VALIDATION_ERROR', format('%s: required', p_field));
   end if;
   if p_id ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
-    select * into v from public.workflows where tenant_id = bullpen.tenant_id() and id = p_id::uuid;
+    select * into v from public.workflows where tenant_id = (select bullpen.tenant_id()) and id = p_id::uuid;
   else
-    select * into v from public.workflows where tenant_id = bullpen.tenant_id() and name = p_id;
+    select * into v from public.workflows where tenant_id = (select bullpen.tenant_id()) and name = p_id;
   end if;
   if v.id is null then
     perform bullpen.fail('NOT_FOUND', format('%s: no workflow %s in this workspace', p_field, p_id), 'list workflows with workflow_query');
@@ -383,9 +383,9 @@ begin
     perform bullpen.fail('VALIDATION_ERROR', 'instance_id: an instance is named by its uuid');
   end if;
   if p_lock then
-    select * into v from public.workflow_instances where tenant_id = bullpen.tenant_id() and id = p_id::uuid for update;
+    select * into v from public.workflow_instances where tenant_id = (select bullpen.tenant_id()) and id = p_id::uuid for update;
   else
-    select * into v from public.workflow_instances where tenant_id = bullpen.tenant_id() and id = p_id::uuid;
+    select * into v from public.workflow_instances where tenant_id = (select bullpen.tenant_id()) and id = p_id::uuid;
   end if;
   if v.id is null then
     perform bullpen.fail('NOT_FOUND', format('instance_id: no workflow instance %s in this workspace', p_id),
@@ -419,7 +419,7 @@ begin
     -- named by key or id when created; stored as the id, so a renamed key keeps the trigger working
     v_def := jsonb_set(v_def, '{trigger,project_id}', to_jsonb((bullpen.resolve_project(v_def #>> '{trigger,project_id}', 'definition.trigger.project_id')).id));
   end if;
-  if exists (select 1 from public.workflows where tenant_id = bullpen.tenant_id() and name = p ->> 'name') then
+  if exists (select 1 from public.workflows where tenant_id = (select bullpen.tenant_id()) and name = p ->> 'name') then
     perform bullpen.fail('ALREADY_EXISTS', format('name: a workflow named %s exists', p ->> 'name'), 'choose another name, or start the existing one');
   end if;
   insert into public.workflows (tenant_id, name, description, definition, tags, trigger_on, trigger_event, trigger_cron, created_by_actor_id)

@@ -10,7 +10,7 @@ declare
   v public.sources;
 begin
   select * into v from public.sources s
-   where s.tenant_id = bullpen.tenant_id()
+   where s.tenant_id = (select bullpen.tenant_id())
      and (s.name = p_ref or (p_ref ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' and s.id = p_ref::uuid));
   if v.id is null then
     perform bullpen.fail('NOT_FOUND', format('%s: no source %s in this workspace', p_field, p_ref),
@@ -114,7 +114,7 @@ begin
     insert into public.sources (tenant_id, name, project_id, created_by_actor_id)
     values (bullpen.tenant_id(), p ->> 'source', v_project.id, bullpen.actor_id())
     on conflict (tenant_id, name) do nothing;
-    select * into v_src from public.sources s where s.tenant_id = bullpen.tenant_id() and s.name = p ->> 'source' for update;
+    select * into v_src from public.sources s where s.tenant_id = (select bullpen.tenant_id()) and s.name = p ->> 'source' for update;
     -- a sensitive source is synced only by a caller who may see what it holds (0035)
     perform bullpen.assert_sensitivity(v_src.sensitivity, format('source %s', v_src.name));
     perform bullpen.assert_sensitivity(p ->> 'sensitivity', 'sensitivity');
@@ -224,7 +224,7 @@ begin
     v_project := (bullpen.resolve_project(p ->> 'project_id')).id;
   end if;
   return jsonb_build_object('sources', (select coalesce(jsonb_agg(bullpen.source_json(s) order by s.name), '[]'::jsonb)
-    from public.sources s where s.tenant_id = bullpen.tenant_id() and (v_project is null or s.project_id = v_project)));
+    from public.sources s where s.tenant_id = (select bullpen.tenant_id()) and (v_project is null or s.project_id = v_project)));
 end
 $$;
 alter function public.source_list(jsonb) owner to bullpen_writer;
@@ -235,7 +235,7 @@ as $$
 declare
   v public.source_documents;
 begin
-  select * into v from public.source_documents d where d.tenant_id = bullpen.tenant_id() and d.id = bullpen.uuid_arg(p, p_field);
+  select * into v from public.source_documents d where d.tenant_id = (select bullpen.tenant_id()) and d.id = bullpen.uuid_arg(p, p_field);
   if v.id is null then
     perform bullpen.fail('NOT_FOUND', format('%s: no source document %s in this workspace', p_field, p ->> p_field),
       'knowledge_search {types: ["chunk"]} finds documents by their text');
@@ -273,7 +273,7 @@ declare
   v_n int := greatest(0, least(coalesce((p ->> 'context_chunks')::int, 0), 10));
 begin
   perform bullpen.require_actor();
-  select * into v from public.source_chunks c where c.tenant_id = bullpen.tenant_id() and c.id = bullpen.uuid_arg(p, 'chunk_id');
+  select * into v from public.source_chunks c where c.tenant_id = (select bullpen.tenant_id()) and c.id = bullpen.uuid_arg(p, 'chunk_id');
   if v.id is null then
     perform bullpen.fail('NOT_FOUND', format('chunk_id: no chunk %s in this workspace', p ->> 'chunk_id'),
       'chunk ids change when their document is re-synced: search again');
