@@ -206,14 +206,14 @@ describe('chunk_get', () => {
 describe('search and links', () => {
   it('knowledge_search {types} ranks notes, decisions and chunks together, each saying its type', async () => {
     ok(await T.agent.call('knowledge_write', { title: 'Rollback checklist', body: 'Before a rollback, freeze deploys and tell support.' }));
-    ok(await T.agent.call('decision_log', { title: 'Rollbacks go through the pipeline', choice: 'Never roll back by hand', context: 'A manual rollback lost data', consequences: 'Slower rollbacks' }));
+    ok(await T.agent.call('decision_log', { title: 'Rollbacks go through the pipeline', choice: 'Never roll back by hand', context: 'A manual rollback lost data', consequences: ['Slower rollbacks'] }));
     const r = ok(await T.agent.call('knowledge_search', { q: 'rollback', types: ['note', 'decision', 'chunk'], lexical_only: true }));
     const types = new Set(r.results.map((h: { type: string }) => h.type));
     expect(types).toEqual(new Set(['note', 'decision', 'chunk']));
     const chunk = r.results.find((h: { type: string }) => h.type === 'chunk');
     expect(chunk).toMatchObject({ path: 'deploy.md', title: 'Deploy guide', source: 'docs', heading: 'Rollback' });
     const decision = r.results.find((h: { type: string }) => h.type === 'decision');
-    expect(decision).toMatchObject({ context: 'A manual rollback lost data', consequences: 'Slower rollbacks' });
+    expect(decision).toMatchObject({ context: 'A manual rollback lost data', consequences: ['Slower rollbacks'] });
     // only the named types
     const onlyChunks = ok(await T.agent.call('knowledge_search', { q: 'rollback', types: ['chunk'], lexical_only: true })).results;
     expect(onlyChunks.every((h: { type: string }) => h.type === 'chunk')).toBe(true);
