@@ -221,6 +221,9 @@ security definer
 set search_path = ''
 -- the per-level statements' row estimates are guesses; a JIT compile would cost more than the walk
 set jit = off
+-- planned for each call's root and depth: a generic plan, chosen once a session has walked a
+-- sparse graph, took 30× longer on a dense one at depth 3 (bench/graph.ts)
+set plan_cache_mode = force_custom_plan
 as $$
 declare
   v_tenant uuid;
