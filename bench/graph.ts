@@ -55,7 +55,7 @@ async function seedGraph(db: Db, name: string, objects: number) {
        select id from public.links where tenant_id = $1 order by id offset $2)`,
     [ws.tenantId, LINKS],
   );
-  await db.query('analyze public.links; analyze public.knowledge_notes; analyze public.tasks');
+  for (const t of ['links', 'knowledge_notes', 'tasks']) await db.query(`analyze public.${t}`);
   const [{ n }] = await db.query<{ n: number }>(`select count(*)::int as n from public.links where tenant_id = $1`, [ws.tenantId]);
   const roots = await db.query<{ id: string }>(
     `select id from (select from_id as id from public.links where tenant_id = $1 and from_type = 'task'
