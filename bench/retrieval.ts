@@ -144,14 +144,31 @@ async function main() {
   const typed = { min_score_0: await score('hybrid', DEFAULT_FUSION, 0, TYPES), default: await score('hybrid', DEFAULT_FUSION, undefined, TYPES) };
   const uq = set.unrelated ?? [];
   const uv = await embedder.embed(uq);
+  // what slips through with the default: per unrelated query that answered, its hits' type,
+  // similarity, word rank and word coverage (the keep rule's inputs)
+  const slipped: { q: string; types: string; hits: { type: string; similarity: number | null; lexical_rank: number | null; coverage: number | null }[] }[] = [];
   const empty = async (types: string[] | undefined, minScore: number | undefined) => {
     let n = 0;
     for (let i = 0; i < uq.length; i++) {
       const r = (await db.call(claims, 'knowledge_search', {
         q: uq[i], top_k: 10, query_embedding: uv[i], embedding_model: LOCAL_MODEL,
         ...(types ? { types } : {}), ...(minScore === undefined ? {} : { min_score: minScore }),
-      })) as { results: unknown[] };
+      })) as { results: { id: string; type?: string; similarity: number | null; lexical_rank: number | null }[] };
       if (r.results.length === 0) n++;
+      else if (minScore === undefined) {
+        const hits = [];
+        for (const h of r.results.slice(0, 3)) {
+          const [c] = await db.query<{ coverage: number | null }>(
+            `select bullpen.lexeme_coverage(coalesce(
+                (select search from public.knowledge_notes where id = $1), (select search from public.decisions where id = $1),
+                (select search from public.source_chunks where id = $1)),
+                array(select distinct t.lexeme from unnest(to_tsvector('english'::regconfig, $2)) t)) as coverage`,
+            [h.id, uq[i]],
+          );
+          hits.push({ type: h.type ?? 'note', similarity: h.similarity, lexical_rank: h.lexical_rank, coverage: c?.coverage == null ? null : round(c.coverage) });
+        }
+        slipped.push({ q: uq[i], types: types ? types.join(',') : 'note', hits });
+      }
     }
     return round(n / Math.max(1, uq.length));
   };
@@ -180,9 +197,17 @@ async function main() {
     target: 0.9,
     note: 'share of unrelated queries (bench/retrieval-set.json: unrelated) that return no result, hybrid mode',
   });
+  emit({
+    bench: 'retrieval.says_no_slipped',
+    slipped,
+    note: 'the unrelated queries that still answered with the default min_score: their first hits with the keep rule\'s inputs (bullpen.search_keeps, search_keeps_typed)',
+  });
+  if (process.env.BENCH_RETRIEVAL_SWEEP === '0') {
+    if (Number(process.env.BENCH_RETRIEVAL_NOTES ?? 10_000) <= 0) return db.close();
+  }
 
   const sweep: (Fusion & Awaited<ReturnType<typeof score>>)[] = [];
-  for (const coverage of [false, true]) {
+  for (const coverage of process.env.BENCH_RETRIEVAL_SWEEP === '0' ? [] : [false, true]) {
     for (const k of [1, 3, 5, 10, 30, 60]) {
       for (const depth of [20, 50]) {
         for (const lexical_weight of [0.5, 1]) {

@@ -71,7 +71,7 @@ export function DecisionDialog({ supersedes, onClose }: { supersedes: DecisionHi
       status,
       ...(context.trim() ? { context: context.trim() } : {}),
       ...(rationale.trim() ? { rationale: rationale.trim() } : {}),
-      ...(consequences.trim() ? { consequences: consequences.trim() } : {}),
+      ...(lines(consequences).length ? { consequences: lines(consequences) } : {}),
       ...(project ? { project_id: project } : {}),
       ...(opts.length ? { options: opts } : {}),
       ...(supersedes ? { supersedes_decision_id: supersedes.id } : {}),
@@ -110,7 +110,7 @@ export function DecisionDialog({ supersedes, onClose }: { supersedes: DecisionHi
         <Field label="Rationale">
           <textarea value={rationale} onChange={(e) => setRationale(e.target.value)} aria-label="Rationale" rows={2} className={`${field} py-2`} />
         </Field>
-        <Field label="Consequences">
+        <Field label="Consequences — one a line">
           <textarea value={consequences} onChange={(e) => setConsequences(e.target.value)} aria-label="Consequences" rows={2} className={`${field} py-2`} />
         </Field>
         <div>
@@ -304,7 +304,14 @@ function DecisionCard({ d, byId, focused, onSupersede }: { d: DecisionHit; byId:
           <div className="mt-3 space-y-2 border-t border-zinc-100 pt-3 text-[13px]">
             {d.context && <p><span className="font-medium text-zinc-600">Context. </span>{d.context}</p>}
             {d.rationale && <p><span className="font-medium text-zinc-600">Rationale. </span>{d.rationale}</p>}
-            {d.consequences && <p><span className="font-medium text-zinc-600">Consequences. </span>{d.consequences}</p>}
+            {d.consequences.length > 0 && (
+              <div data-testid="decision-consequences">
+                <span className="font-medium text-zinc-600">Consequences.</span>
+                <ul className="ml-4 list-disc">
+                  {d.consequences.map((c, i) => <li key={i}>{c}</li>)}
+                </ul>
+              </div>
+            )}
             {d.options.length > 0 && (
               <div className="grid gap-2 sm:grid-cols-2" data-testid="decision-options">
                 {d.options.map((o) => (

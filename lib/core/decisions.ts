@@ -30,7 +30,7 @@ export const decisionLogInput = z.strictObject({
   choice: z.string().min(1).max(10_000),
   context: z.string().max(20_000).optional(),
   rationale: z.string().max(20_000).optional(),
-  consequences: z.string().max(20_000).optional(),
+  consequences: z.array(z.string().min(1).max(4000)).max(20).optional().meta(docs('one item each')),
   options: z.array(decisionOption).max(20).optional(),
   project_id: projectRef.optional().meta(docs('default the superseded one’s')),
   status: loggedStatus.optional().meta(docs('default accepted')),

@@ -568,7 +568,7 @@ The answer says how it searched: \`mode\` is \`hybrid\` (meaning fused with word
 Record a decision when you choose between real alternatives and the choice affects work beyond your current task. Skip trivial local choices.
 
 \`\`\`json
-{ "tool": "decision_log", "arguments": { "project_id": "PA", "title": "Money as integer cents", "choice": "Store every amount as an integer number of cents", "context": "Float totals drifted by a cent", "rationale": "Exact and fast", "consequences": "The API formats at the edge", "options": [{ "label": "integer cents", "pros": ["exact"], "cons": ["formatting"] }, { "label": "decimal strings", "cons": ["slow comparisons"] }], "related_task_ids": ["PA-12"] } }
+{ "tool": "decision_log", "arguments": { "project_id": "PA", "title": "Money as integer cents", "choice": "Store every amount as an integer number of cents", "context": "Float totals drifted by a cent", "rationale": "Exact and fast", "consequences": ["The API formats at the edge", "Reports divide by 100"], "options": [{ "label": "integer cents", "pros": ["exact"], "cons": ["formatting"] }, { "label": "decimal strings", "cons": ["slow comparisons"] }], "related_task_ids": ["PA-12"] } }
 \`\`\`
 
 \`status\` defaults to \`accepted\`; log \`proposed\` when a human should confirm. \`related_task_ids\` makes it show up in \`task_get\` of those tasks, and \`project_brief\` lists the project's current decisions.

@@ -637,7 +637,7 @@ export const decisionRow = z
     choice: z.string(),
     context: z.string().nullable(),
     rationale: z.string().nullable(),
-    consequences: z.string().nullable(),
+    consequences: z.array(z.string()),
     options: z.array(decisionOptionRow),
     status: decisionStatus,
     tags: z.array(z.string()),

@@ -152,7 +152,11 @@ export function exportLogseq(doc: ExportDoc): LogseqGraph {
       } else if (type === 'decision') {
         page(id, [...common, ['author', link(r.author_actor_id)], ['supersedes', link(r.supersedes_decision_id)]], [
           ...text(r.choice),
-          ...['context', 'rationale', 'consequences'].flatMap((f) => (str(r[f]).trim() && typeof r[f] === 'string' ? [`- **${f}**`, blockOf(str(r[f]), 1)] : [])),
+          ...['context', 'rationale', 'consequences'].flatMap((f) => {
+            // consequences: a list, one block each (an export written before 0038 has one text)
+            const items = (Array.isArray(r[f]) ? (r[f] as unknown[]) : [r[f]]).filter((x): x is string => typeof x === 'string' && !!x.trim());
+            return items.length ? [`- **${f}**`, ...items.map((x) => blockOf(x, 1))] : [];
+          }),
         ]);
       } else if (type === 'note') {
         page(id, [...common, ['language', r.language], ['category', r.category], ['author', link(r.author_actor_id)]], text(r.body));

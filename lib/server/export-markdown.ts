@@ -147,8 +147,10 @@ export function exportMarkdown(doc: ExportDoc): string {
       out.push(`### ${titleOf(r)}`, '', ...(facts ? [facts, ''] : []));
       for (const f of BODY_FIELDS) {
         const v = r[f];
-        if (v === null || v === undefined || v === '') continue;
-        out.push(`**${f.replace(/_/g, ' ')}**`, '', typeof v === 'string' ? block(v) : '```json\n' + JSON.stringify(v, null, 2) + '\n```', '');
+        if (v === null || v === undefined || v === '' || (Array.isArray(v) && !v.length)) continue;
+        // a list of texts (a decision's consequences) reads as bullets
+        const texts = Array.isArray(v) && v.every((x) => typeof x === 'string');
+        out.push(`**${f.replace(/_/g, ' ')}**`, '', typeof v === 'string' ? block(v) : texts ? v.map((x) => `- ${inline(x)}`).join('\n') : '```json\n' + JSON.stringify(v, null, 2) + '\n```', '');
       }
     }
   }

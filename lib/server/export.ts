@@ -606,6 +606,12 @@ async function importInTransaction(
     );
   }
   for (const e of fileEntries) spooled.set(moved(e.path), e.spooled);
+  // a file written before migration 0038 holds a decision's consequences as one text: a one-item list now
+  await tx.query(
+    `update ${STAGE} set row = jsonb_set(row, '{consequences}',
+            case when coalesce(row ->> 'consequences', '') = '' then '[]'::jsonb else jsonb_build_array(row -> 'consequences') end)
+      where section = 'decisions' and jsonb_typeof(row -> 'consequences') in ('string', 'null')`,
+  );
 
   // 3. the bytes: those in the file; for a stored file without bytes in the file (a version 1
   // export), the bytes this server may still hold under the exported path (an import beside its source)

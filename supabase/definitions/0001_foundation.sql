@@ -135,6 +135,11 @@ as $$
   select coalesce(array(select jsonb_array_elements_text(case when jsonb_typeof(p) = 'array' then p else '[]'::jsonb end)), '{}')
 $$;
 
+/** The lines of a text list as one text (null and empty list: ''); immutable for generated columns (migration 0038). */
+create or replace function bullpen.text_lines(p text[]) returns text
+language sql immutable parallel safe
+as $$ select coalesce(array_to_string(p, E'\n'), '') $$;
+
 /**
  * Search text as a LIKE / ILIKE pattern that matches it literally: the pattern characters % and _
  * and LIKE's default escape character \ are escaped. Every listing that takes free text (q) builds
@@ -580,6 +585,8 @@ revoke all on function bullpen.cursor_json(jsonb, text[]) from public, anon, aut
 grant execute on function bullpen.cursor_json(jsonb, text[]) to bullpen_writer, service_role;
 revoke all on function bullpen.text_array(jsonb) from public, anon, authenticated;
 grant execute on function bullpen.text_array(jsonb) to bullpen_writer, service_role;
+revoke all on function bullpen.text_lines(text[]) from public, anon, authenticated;
+grant execute on function bullpen.text_lines(text[]) to bullpen_writer, service_role;
 revoke all on function bullpen.touch_updated_at() from public, anon, authenticated;
 grant execute on function bullpen.touch_updated_at() to bullpen_writer, service_role;
 revoke all on function bullpen.refuse_mutation() from public, anon, authenticated;

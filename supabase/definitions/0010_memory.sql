@@ -13,11 +13,12 @@ language sql immutable
 as $$ select encode(sha256(convert_to(coalesce(p, ''), 'UTF8')), 'hex') $$;
 
 /** The text a decision is embedded from (and its content_hash). */
-create or replace function bullpen.decision_embed_text(p_title text, p_choice text, p_context text, p_rationale text, p_consequences text)
+create or replace function bullpen.decision_embed_text(p_title text, p_choice text, p_context text, p_rationale text, p_consequences text[])
 returns text
 language sql immutable
 as $$
-  select concat_ws(E'\n', p_title, p_choice, nullif(p_context, ''), nullif(p_rationale, ''), nullif(p_consequences, ''))
+  -- the items one a line: a one-item list embeds as the single text it was before 0038
+  select concat_ws(E'\n', p_title, p_choice, nullif(p_context, ''), nullif(p_rationale, ''), nullif(bullpen.text_lines(p_consequences), ''))
 $$;
 
 /** The text a note is embedded from: title and body (tags, kind and expiry never re-embed). */
@@ -318,6 +319,7 @@ declare
   v_decision public.decisions;
   v_tasks uuid[];
   v_embed text;
+  v_consequences text[];
   v_unavailable boolean := not bullpen.memory_vectors_available();
   v_status text;
 begin
@@ -351,11 +353,15 @@ begin
     end if;
     v_status := 'proposed';
   end if;
-  v_embed := bullpen.decision_embed_text(p ->> 'title', p ->> 'choice', p ->> 'context', p ->> 'rationale', p ->> 'consequences');
+  -- consequences: a list; a single text (a caller of the RPC itself) is taken as a one-item list
+  v_consequences := case jsonb_typeof(p -> 'consequences') when 'string' then array[p ->> 'consequences']
+                         else bullpen.text_array(p -> 'consequences') end;
+  v_consequences := array(select c from unnest(v_consequences) c where c <> '');
+  v_embed := bullpen.decision_embed_text(p ->> 'title', p ->> 'choice', p ->> 'context', p ->> 'rationale', v_consequences);
   insert into public.decisions (tenant_id, project_id, title, choice, context, rationale, consequences, options, status,
                                 supersedes_decision_id, author_actor_id, run_id, content_hash, embedding_status, tags)
   values (bullpen.tenant_id(), coalesce(v_project.id, v_old.project_id), p ->> 'title', p ->> 'choice', p ->> 'context',
-          p ->> 'rationale', p ->> 'consequences', bullpen.normalize_options(p -> 'options'),
+          p ->> 'rationale', v_consequences, bullpen.normalize_options(p -> 'options'),
           coalesce(v_status, p ->> 'status', 'accepted'), v_old.id, bullpen.actor_id(), bullpen.run_id(),
           bullpen.memory_hash(v_embed), case when v_unavailable then 'unavailable' else 'pending' end,
           array(select distinct unnest(bullpen.text_array(p -> 'tags'))))
@@ -1487,8 +1493,8 @@ revoke all on function bullpen.note_duplicate_pairs(jsonb, uuid) from public, an
 grant execute on function bullpen.note_duplicate_pairs(jsonb, uuid) to bullpen_writer, service_role;
 revoke all on function bullpen.memory_hash(text) from public, anon, authenticated;
 grant execute on function bullpen.memory_hash(text) to bullpen_writer, service_role;
-revoke all on function bullpen.decision_embed_text(text, text, text, text, text) from public, anon, authenticated;
-grant execute on function bullpen.decision_embed_text(text, text, text, text, text) to bullpen_writer, service_role;
+revoke all on function bullpen.decision_embed_text(text, text, text, text, text[]) from public, anon, authenticated;
+grant execute on function bullpen.decision_embed_text(text, text, text, text, text[]) to bullpen_writer, service_role;
 revoke all on function bullpen.note_embed_text(text, text) from public, anon, authenticated;
 grant execute on function bullpen.note_embed_text(text, text) to bullpen_writer, service_role;
 revoke all on function bullpen.memory_vectors_available() from public, anon, authenticated;

@@ -315,9 +315,26 @@ as $$
 $$;
 
 /**
+ * The keep rule of a typed search (knowledge_search {types}), stricter than search_keeps where
+ * several kinds compete: a hit that words alone carry (no similarity: outside the vector arm's
+ * candidates, or no vector yet), and a decision or chunk below min_score, needs half the query's
+ * words. A chunk is a long piece of a document and matches a stray word of any query; measured by
+ * bench/retrieval.ts (retrieval.says_no, typed): unrelated queries slipped through on one word of
+ * four at similarity 0.32–0.40, while no labelled answer leans on such a match.
+ */
+create or replace function bullpen.search_keeps_typed(p_type text, p_similarity float8, p_lexical_rank float8, p_coverage float8, p_min_score float8)
+returns boolean
+language sql immutable
+as $$
+  select bullpen.search_keeps(p_similarity, p_lexical_rank, p_coverage, p_min_score)
+     and (coalesce(p_similarity, 0) >= p_min_score or coalesce(p_coverage, 1) >= 0.5
+          or (p_type = 'note' and p_similarity is not null))
+$$;
+
+/**
  * knowledge_search {types}: notes (their kinds as note, guideline, pattern), decisions (live ones:
  * proposed and accepted) and source chunks, each recalled by bullpen.memory_fuse and merged into
- * one list by fused score. min_score applies to each hit no word matched.
+ * one list by fused score. Each hit must pass bullpen.search_keeps_typed.
  */
 create or replace function bullpen.knowledge_search_types(p jsonb, p_project uuid, p_types text[], p_offset int, p_top int, p_min_score float8)
 returns jsonb
@@ -359,7 +376,7 @@ begin
                                                from public.knowledge_notes n where n.tenant_id = v_tenant and n.id = h.id)
                      else h.t end as type
       from hits h
-     where v_any ->> 'mode' = 'lexical' or bullpen.search_keeps(h.similarity, h.lexical_rank, h.coverage, p_min_score)
+     where v_any ->> 'mode' = 'lexical' or bullpen.search_keeps_typed(h.t, h.similarity, h.lexical_rank, h.coverage, p_min_score)
   ), fused as (
     select t.*,
            coalesce(1.0 / (30 + case when t.similarity > 0 then rank() over (partition by t.similarity > 0 order by t.similarity desc) end), 0)
@@ -410,6 +427,8 @@ revoke all on function bullpen.chunk_hit_json(public.source_chunks) from public,
 grant execute on function bullpen.chunk_hit_json(public.source_chunks) to bullpen_writer, service_role;
 revoke all on function bullpen.search_keeps(float8, float8, float8, float8) from public, anon, authenticated;
 grant execute on function bullpen.search_keeps(float8, float8, float8, float8) to bullpen_writer, service_role;
+revoke all on function bullpen.search_keeps_typed(text, float8, float8, float8, float8) from public, anon, authenticated;
+grant execute on function bullpen.search_keeps_typed(text, float8, float8, float8, float8) to bullpen_writer, service_role;
 revoke all on function bullpen.knowledge_search_types(jsonb, uuid, text[], int, int, float8) from public, anon, authenticated;
 grant execute on function bullpen.knowledge_search_types(jsonb, uuid, text[], int, int, float8) to bullpen_writer, service_role;
 

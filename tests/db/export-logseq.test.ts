@@ -66,7 +66,7 @@ beforeAll(async () => {
   ids.a = a.task_id;
   const b = ok(await S.agent.call('task_create', { project_id: 'PAY', title: 'API / v2 #fast', body: 'Calls [[Nowhere]] and ((block)) with key:: value', depends_on: [a.task_id] }));
   ids.b = b.task_id;
-  const d = ok(await S.agent.call('decision_log', { title: 'Money as integer cents', choice: 'Integer cents', rationale: 'No rounding', project_id: 'PAY', related_task_ids: ['PAY-1'] }));
+  const d = ok(await S.agent.call('decision_log', { title: 'Money as integer cents', choice: 'Integer cents', rationale: 'No rounding', consequences: ['Reports divide by 100', 'The API formats at the edge'], project_id: 'PAY', related_task_ids: ['PAY-1'] }));
   ids.d = d.decision_id;
   const n = ok(await S.agent.call('knowledge_write', { title: 'Restart the consumer', body: 'systemctl restart [[x]]', kind: 'runbook', tags: ['ops', 'on/call'], related_task_ids: ['PAY-2'] }));
   ids.n = n.note_id;
@@ -122,6 +122,8 @@ describe('export --format logseq', () => {
     expect(decision.props['implements-by']).toBe(`[[${schema.props.title}]]`);
     expect(decision.props['relates-to']).toBe(`[[${pages.find((p) => p.props['bullpen-id'] === ids.twin)!.props.title}]]`);
     expect(schema.props.project).toBe('[[PAY Payments]]');
+    // a decision's consequences: one block each under the heading
+    expect(decision.body).toContain('- **consequences**\n\t- Reports divide by 100\n\t- The API formats at the edge');
     expect(schema.body).toContain('- DONE tables exist');
     expect(schema.body).toContain('- TODO indexes');
     // what people wrote cannot open a link, a block reference or a property

@@ -88,6 +88,25 @@ describe('earlier versions import', () => {
     expect(rc.settled).toBe(false);
   });
 
+  it("a decision's consequences written as one text (before 0038) import as a one-item list; null as none", async () => {
+    const old = structuredClone(fixture);
+    const [d] = old.tables.decisions;
+    old.tables.decisions.push({ ...d, id: 'c071815e-5981-43d5-9239-eeff93fd6e6d', title: 'Backups nightly', consequences: 'Restores lose at most a day' });
+    const r = await importWorkspace(db, old, { slug: 'from-text-consequences', store });
+    expect(r.counts).toMatchObject({ decisions: 2 });
+    const rows = await db.query<{ title: string; consequences: string[] }>(
+      `select d.title, d.consequences from public.decisions d join public.tenants t on t.id = d.tenant_id
+        where t.slug = 'from-text-consequences' order by d.title`,
+    );
+    expect(rows).toEqual([
+      { title: 'Backups nightly', consequences: ['Restores lose at most a day'] },
+      { title: 'Postgres for the ledger', consequences: [] },
+    ]);
+    // and this release's export carries the list
+    const again = await exportWorkspace(db, 'from-text-consequences', { store });
+    expect(again.tables.decisions.map((x) => x.consequences).sort()).toEqual([[], ['Restores lose at most a day']]);
+  });
+
   it('a version 1 import beside its source picks up the bytes the old server still holds', async () => {
     const here = mkdtempSync(path.join(tmpdir(), 'bullpen-versions-beside-'));
     try {

@@ -62,7 +62,7 @@ beforeAll(async () => {
   ok(await S.agent.call('task_update', { task_id: 'REF-3', patch: { status: 'skipped' }, note: 'not needed after all' }));
   ok(await S.agent.call('comment_add', { object_type: 'task', object_id: 'REF-3', body: 'build 12 ok', kind: 'log', tags: ['ci'], meta: { build: 12 } }));
   // the memory and coordination rooms' records travel too
-  ok(await S.agent.call('decision_log', { title: 'Use Postgres for the ledger', choice: 'Postgres 15, one schema per room', rationale: 'RLS and SKIP LOCKED', project_id: 'PAY', related_task_ids: ['PAY-1'], options: [{ label: 'Postgres' }, { label: 'SQLite', cons: ['one writer'] }] }));
+  ok(await S.agent.call('decision_log', { title: 'Use Postgres for the ledger', choice: 'Postgres 15, one schema per room', rationale: 'RLS and SKIP LOCKED', consequences: ['One database to back up', 'Migrations need a lock'], project_id: 'PAY', related_task_ids: ['PAY-1'], options: [{ label: 'Postgres' }, { label: 'SQLite', cons: ['one writer'] }] }));
   const note = ok(await S.agent.call('knowledge_write', { title: 'Restart the consumer', body: 'systemctl restart invoice-consumer', kind: 'runbook', tags: ['ops'], language: 'sh', category: 'operations', related_task_ids: ['PAY-2'] }));
   // typed links travel with the objects they join
   ok(await S.agent.call('link_add', { from: { type: 'note', id: note.note_id }, to: { type: 'task', id: 'PAY-2' }, relation: 'explains', strength: 0.7, note: 'how to unstick it' }));
@@ -142,6 +142,7 @@ describe('the export', () => {
     expect(md).toContain('## REF — Refunds');
     expect(md).toContain('## Decisions');
     expect(md).toContain('### Use Postgres for the ledger');
+    expect(md).toContain('**consequences**\n\n- One database to back up\n- Migrations need a lock');
     expect(md).toContain('## Notes');
     expect(md).toContain('### Approve the schema?');
     expect(md).toContain('## Activity');

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { execute } from '../../lib/core/execute';
 import { migrate, MigrationChangedError, supabaseDir } from '../../lib/db/migrate';
 import type { Claims, Db } from '../../lib/db/types';
-import { freshDb, target, type TestDb } from '../helpers/db';
+import { freshDb, ok, seedTenant, target, type TestDb } from '../helpers/db';
 
 /**
  * Upgrades. A database made by release 0.1.0 (tests/fixtures/upgrade/0.1.0: a PGlite data
@@ -282,5 +282,65 @@ describe('migrate', () => {
     expect(results.filter((r) => r.applied.length > 0)).toHaveLength(1);
     const [{ n }] = await dbs[0].query<{ n: number }>(`select count(*)::int as n from bullpen.migrations where kind = 'migration'`);
     expect(n).toBe(results.find((r) => r.applied.length > 0)!.applied.length);
+  });
+});
+
+describe('an upgrade over decisions whose consequences were one text (0038)', () => {
+  it('makes each a one-item list (null and empty: the empty list), keeps its content hash, and still finds it by words', async () => {
+    let db: Db;
+    if (target === 'pg') {
+      const { url } = await pgDatabase();
+      const { openPg } = await import('../../lib/db/pg');
+      db = await openPg(url, { max: 2 });
+    } else {
+      const { openPglite } = await import('../../lib/db/pglite');
+      db = await openPglite();
+    }
+    cleanups.push(() => db.close());
+    // the schema as it was before 0038
+    const dir = mkdtempSync(path.join(tmpdir(), 'bullpen-sql-'));
+    cpSync(supabaseDir(), dir, { recursive: true });
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    rmSync(path.join(dir, 'migrations', '0038_decision_consequences.sql'));
+    await migrate(db, dir);
+    const [{ type }] = await db.query<{ type: string }>(
+      `select data_type as type from information_schema.columns where table_schema = 'public' and table_name = 'decisions' and column_name = 'consequences'`,
+    );
+    expect(type).toBe('text');
+    const t = await seedTenant(db);
+    const old = [
+      ['Rollbacks through the pipeline', 'Slower rollbacks, and nobody rolls back by hand'],
+      ['No consequences written', null],
+      ['An empty consequence', ''],
+    ] as const;
+    for (const [title, consequences] of old) {
+      await db.query(
+        `insert into public.decisions (tenant_id, title, choice, consequences, author_actor_id, content_hash, embedding_status)
+         values ($1, $2::text, 'choice', $3::text, $4, bullpen.memory_hash(concat_ws(E'\\n', $2::text, 'choice', nullif($3::text, ''))), 'unavailable')`,
+        [t.id, title, consequences, t.agent.id],
+      );
+    }
+
+    await migrate(db);
+    const rows = await db.query<{ title: string; consequences: string[]; same_hash: boolean }>(
+      `select title, consequences,
+              content_hash = bullpen.memory_hash(bullpen.decision_embed_text(title, choice, context, rationale, consequences)) as same_hash
+         from public.decisions where tenant_id = $1 order by created_at, title`,
+      [t.id],
+    );
+    expect(Object.fromEntries(rows.map((r) => [r.title, r.consequences]))).toEqual({
+      'Rollbacks through the pipeline': ['Slower rollbacks, and nobody rolls back by hand'],
+      'No consequences written': [],
+      'An empty consequence': [],
+    });
+    // the embedded text of a one-item list is the old text: nothing re-embeds
+    expect(rows.every((r) => r.same_hash)).toBe(true);
+    const [{ n }] = await db.query<{ n: number }>(
+      `select count(*)::int as n from public.decisions where tenant_id = $1 and search @@ plainto_tsquery('english', 'nobody rolls back')`,
+      [t.id],
+    );
+    expect(n).toBe(1);
+    const listed = ok(await t.agent.call('decision_query', { limit: 10 }));
+    expect(listed.decisions.find((d: { title: string }) => d.title === old[0][0])).toMatchObject({ consequences: ['Slower rollbacks, and nobody rolls back by hand'] });
   });
 });

@@ -35,7 +35,7 @@ describe('decision_log', () => {
         choice: 'Store every amount as an integer number of cents',
         context: 'Floats lost a cent in the March reconciliation',
         rationale: 'Exact arithmetic; every database and language has integers',
-        consequences: 'Formatting happens at the edges',
+        consequences: ['Formatting happens at the edges', 'Reports divide by 100'],
         project_id: 'PAY',
         options: [
           { label: 'integer cents', summary: 'bigint of cents', pros: ['exact', 'fast'], cons: 'needs formatting' },
@@ -46,6 +46,7 @@ describe('decision_log', () => {
     );
     expect(env.decision).toMatchObject({
       title: 'Money as integer cents',
+      consequences: ['Formatting happens at the edges', 'Reports divide by 100'],
       status: 'accepted',
       project_key: 'PAY',
       author_actor_id: T.agent.id,
@@ -108,6 +109,18 @@ describe('decision_log', () => {
     expect(fails(await T.agent.call('decision_log', { title: 'x', choice: 'y', project_id: 'NOPE' }), 'NOT_FOUND').message).toContain('project_id');
     expect(fails(await T.agent.call('decision_log', { title: 'x', choice: 'y', related_task_ids: ['PAY-1', 'PAY-99'] }), 'NOT_FOUND').message).toContain('related_task_ids[1]');
     expect(fails(await T.agent.call('decision_log', { title: 'x', choice: 'y', supersedes_decision_id: missing }), 'NOT_FOUND').message).toContain('supersedes_decision_id');
+  });
+
+  it('consequences are a list: the tool door refuses a single text and more than 20 items naming the field; the RPC takes a text as one item', async () => {
+    expect(fails(await T.agent.call('decision_log', { title: 'x', choice: 'y', consequences: 'one text' }), 'VALIDATION_ERROR').message).toContain('consequences');
+    const many = Array.from({ length: 21 }, (_, i) => `consequence ${i}`);
+    expect(fails(await T.agent.call('decision_log', { title: 'x', choice: 'y', consequences: many }), 'VALIDATION_ERROR').message).toContain('consequences');
+    expect(fails(await T.agent.call('decision_log', { title: 'x', choice: 'y', consequences: [''] }), 'VALIDATION_ERROR').message).toContain('consequences[0]');
+    const none = ok(await T.agent.call('decision_log', { title: 'No consequences', choice: 'y' }));
+    expect(none.decision.consequences).toEqual([]);
+    // a caller of the RPC itself (supabase.rpc) that still sends one text gets a one-item list
+    const direct = (await db.call(T.agent.claims, 'decision_log', { title: 'Direct', choice: 'z', consequences: 'one text' })) as { decision: { consequences: string[] } };
+    expect(direct.decision.consequences).toEqual(['one text']);
   });
 
   it('answers IDEMPOTENCY_CONFLICT for a reused key with other input', async () => {

@@ -206,14 +206,14 @@ describe('chunk_get', () => {
 describe('search and links', () => {
   it('knowledge_search {types} ranks notes, decisions and chunks together, each saying its type', async () => {
     ok(await T.agent.call('knowledge_write', { title: 'Rollback checklist', body: 'Before a rollback, freeze deploys and tell support.' }));
-    ok(await T.agent.call('decision_log', { title: 'Rollbacks go through the pipeline', choice: 'Never roll back by hand', context: 'A manual rollback lost data', consequences: 'Slower rollbacks' }));
+    ok(await T.agent.call('decision_log', { title: 'Rollbacks go through the pipeline', choice: 'Never roll back by hand', context: 'A manual rollback lost data', consequences: ['Slower rollbacks'] }));
     const r = ok(await T.agent.call('knowledge_search', { q: 'rollback', types: ['note', 'decision', 'chunk'], lexical_only: true }));
     const types = new Set(r.results.map((h: { type: string }) => h.type));
     expect(types).toEqual(new Set(['note', 'decision', 'chunk']));
     const chunk = r.results.find((h: { type: string }) => h.type === 'chunk');
     expect(chunk).toMatchObject({ path: 'deploy.md', title: 'Deploy guide', source: 'docs', heading: 'Rollback' });
     const decision = r.results.find((h: { type: string }) => h.type === 'decision');
-    expect(decision).toMatchObject({ context: 'A manual rollback lost data', consequences: 'Slower rollbacks' });
+    expect(decision).toMatchObject({ context: 'A manual rollback lost data', consequences: ['Slower rollbacks'] });
     // only the named types
     const onlyChunks = ok(await T.agent.call('knowledge_search', { q: 'rollback', types: ['chunk'], lexical_only: true })).results;
     expect(onlyChunks.every((h: { type: string }) => h.type === 'chunk')).toBe(true);
@@ -249,6 +249,24 @@ describe('search and links', () => {
     // min_score 0 lets the nearest through again
     const near = ok(await T.agent.call('knowledge_search', { q: 'recipe for sourdough pancakes', types: ['chunk'], min_score: 0 }));
     expect(near.results.length).toBeGreaterThan(0);
+  });
+
+  it('typed search keeps a decision or chunk below min_score only when half the query\'s words match it, and a hit by words alone likewise', async () => {
+    const keeps = async (type: string, similarity: number | null, lexical: number | null, coverage: number | null) =>
+      (await db.query<{ k: boolean }>(`select bullpen.search_keeps_typed($1, $2, $3, $4, 0.4) as k`, [type, similarity, lexical, coverage]))[0].k;
+    // what bench/retrieval.ts saw slip through for unrelated queries: one word of four or five at 0.32–0.40
+    expect(await keeps('chunk', 0.3415, 0.0762, 0.25)).toBe(false);
+    expect(await keeps('chunk', 0.3419, 0.1482, 0.2)).toBe(false);
+    expect(await keeps('decision', 0.3889, 0.4343, 0.333)).toBe(false);
+    // found by words alone (no similarity) on a third of the query
+    expect(await keeps('note', null, 0.1559, 0.333)).toBe(false);
+    // half the words, or near enough by meaning, keeps any type
+    expect(await keeps('chunk', 0.35, 0.3, 0.5)).toBe(true);
+    expect(await keeps('decision', 0.41, null, null)).toBe(true);
+    expect(await keeps('chunk', null, 0.3, 0.66)).toBe(true);
+    // a note keeps the single-type rule: a weaker word match within three quarters of min_score
+    expect(await keeps('note', 0.303, 0.1358, 0.25)).toBe(true);
+    expect(await keeps('note', 0.29, 0.1358, 0.25)).toBe(false);
   });
 
   it('a source document is a link end: link_add, find_related; deleting it forgets its links', async () => {

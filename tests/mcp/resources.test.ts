@@ -75,7 +75,7 @@ beforeAll(async () => {
   ids.secret = (await run('knowledge_write', { title: 'Gryphon salaries', body: 'Gryphon pay scale', project_id: 'ATL', sensitivity: 'sensitive' })).note_id;
   ids.guideline = (await run('knowledge_write', { title: 'Name bays after sponsors', body: 'Always.', kind: 'guideline', language: 'en', category: 'naming', project_id: 'ATL' })).note_id;
   ids.pattern = (await run('knowledge_write', { title: 'Survey in pairs', body: 'Two walkers.', kind: 'pattern', tags: ['survey'], project_id: 'ATL' })).note_id;
-  ids.decision = (await run('decision_log', { title: 'Start in the north', choice: 'north first', project_id: 'ATL', status: 'accepted', related_task_ids: [ids.task] })).decision_id;
+  ids.decision = (await run('decision_log', { title: 'Start in the north', choice: 'north first', consequences: ['The south waits a week', 'Maps go north up'], project_id: 'ATL', status: 'accepted', related_task_ids: [ids.task] })).decision_id;
   ok(await execute(seer, 'link_add', { from: { type: 'task', id: ids.task }, to: { type: 'note', id: ids.note }, relation: 'relates_to' }));
   ok(await execute(seer, 'link_add', { from: { type: 'note', id: ids.secret }, to: { type: 'task', id: ids.task }, relation: 'explains' }));
   ids.handoff = (await run('handoff_create', { to_actor_ids: [T.human.id], kind: 'question', title: 'Which bay first?', body: 'North or south bay?', related_task_id: ids.task })).handoff.id;
@@ -115,6 +115,7 @@ describe.each([
     const decision = text(await c.readResource({ uri: `bullpen://decision/${ids.decision}` }));
     expect(decision).toMatch(/^---\ntype: decision\n/);
     expect(decision).toContain('**Choice:** north first');
+    expect(decision).toContain('## Consequences\n- The south waits a week\n- Maps go north up\n');
     const guideline = text(await c.readResource({ uri: `bullpen://guideline/${ids.guideline}` }));
     expect(guideline).toContain('type: guideline');
     // a note that is not a guideline is no guideline
