@@ -20,6 +20,8 @@ export type Embedder = {
   readonly kind: 'local' | 'openai';
   /** One vector per text, in order. Throws when the embedder cannot answer (the caller retries later). */
   embed(texts: string[]): Promise<number[][]>;
+  /** Texts per embed() call that keep every worker busy (the backfill's batch is at least this). */
+  readonly batch?: number;
 };
 
 export const LOCAL_MODEL = 'universal-sentence-encoder-lite';
@@ -36,10 +38,13 @@ function runInProcess(texts: string[]): Promise<Float32Array> {
   return inProcess.run(texts);
 }
 
-/** How many embedding workers the environment asks for (BULLPEN_EMBED_WORKERS; default: the cores available). */
+/** Each worker holds its own copy of the model (about 120 MB), so the default stops at this many. */
+const DEFAULT_MAX_WORKERS = 4;
+
+/** How many embedding workers the environment asks for (BULLPEN_EMBED_WORKERS; default: the cores available, at most 4). */
 export function embedWorkers(source: Record<string, string | undefined> = process.env): number {
   const raw = env('BULLPEN_EMBED_WORKERS', source);
-  if (raw === undefined || raw === '') return availableParallelism();
+  if (raw === undefined || raw === '') return Math.min(availableParallelism(), DEFAULT_MAX_WORKERS);
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0) throw new Error(`BULLPEN_EMBED_WORKERS must be a whole number ≥ 0, got ${raw}`);
   return n;
@@ -67,6 +72,7 @@ export function localEmbedder(opts: { workers?: number } = {}): Embedder {
   return {
     model: LOCAL_MODEL,
     kind: 'local',
+    batch: LOCAL_BATCH * Math.max(1, workers),
     async embed(texts: string[]) {
       if (workers > 0) return sharedPool(workers).embed(texts);
       const out: number[][] = [];

@@ -1,6 +1,7 @@
+import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbedPool } from './embed-pool';
-import { localEmbedder } from './embedder';
+import { embedWorkers, localEmbedder } from './embedder';
 import { compileLocalModel, LOCAL_BATCH, LOCAL_MAX_CHARS, LOCAL_MAX_TOKENS, normalize } from './local-model';
 
 /**
@@ -95,4 +96,15 @@ describe('the worker pool', () => {
     expect(other.threads).toBe(0);
     await expect(other.embed(['x'])).rejects.toThrow(/closed/);
   }, 60_000);
+});
+
+describe('BULLPEN_EMBED_WORKERS', () => {
+  it('names the worker count; unset is the cores available, at most 4; 0 runs in this thread', () => {
+    expect(embedWorkers({ BULLPEN_EMBED_WORKERS: '3' })).toBe(3);
+    expect(embedWorkers({ BULLPEN_EMBED_WORKERS: '0' })).toBe(0);
+    expect(embedWorkers({})).toBe(Math.min(availableParallelism(), 4));
+    expect(() => embedWorkers({ BULLPEN_EMBED_WORKERS: 'many' })).toThrow(/BULLPEN_EMBED_WORKERS must be a whole number/);
+    // the backfill's batch gives every worker one
+    expect(localEmbedder({ workers: 3 }).batch).toBe(3 * LOCAL_BATCH);
+  });
 });

@@ -120,8 +120,8 @@ export const ENV_VARS = [
   { name: 'BULLPEN_EMBEDDER', defaultText: '`openai` when `OPENAI_API_KEY` is set, else `local`', description: 'which embedder gives notes and decisions their vectors', audience: 'server' },
   {
     name: 'BULLPEN_EMBED_WORKERS',
-    defaultText: 'the cores available',
-    description: 'worker threads that run the bundled embedding model (`0`: in the server\'s own thread); idle workers hold nothing',
+    defaultText: 'the cores available, at most 4',
+    description: 'worker threads that run the bundled embedding model, each with its own copy (about 120 MB; `0`: in the server\'s own thread); started as work needs them, idle ones hold nothing',
     audience: 'server',
   },
   { name: 'OPENAI_API_KEY', defaultText: 'unset', description: 'embed with the `openai` package instead of the bundled model', audience: 'server' },
