@@ -1,10 +1,10 @@
 import { Worker } from 'node:worker_threads';
-import { LOCAL_BATCH, LOCAL_MODEL_SOURCE, modelPaths, splitVectors, type ModelPaths } from './local-model';
+import { embedPlanned, LOCAL_MODEL_SOURCE, modelPaths, type ModelPaths } from './local-model';
 
 /**
  * The bundled model in N worker threads: each runs LOCAL_MODEL_SOURCE (the same runner as the
  * in-process path, so the same vectors), one batch of up to LOCAL_BATCH texts at a time. A request
- * is cut into such batches and spread over the workers.
+ * is cut into such batches (planBatches: by length) and spread over the workers.
  * - A worker that dies fails the batch it held with an error (the caller retries later); the next
  *   batch starts a fresh worker. Nothing waits forever.
  * - Idle workers never keep the process alive (unref); a worker is ref'd only while it holds a batch.
@@ -45,18 +45,9 @@ export class EmbedPool {
     this.slots = Array.from({ length: this.size }, () => null);
   }
 
-  /** Raw vectors per text (normalized), in order; batches run on as many workers as are free. */
-  async embed(texts: string[]): Promise<number[][]> {
-    const parts: Promise<number[][]>[] = [];
-    for (let i = 0; i < texts.length; i += LOCAL_BATCH) {
-      const batch = texts.slice(i, i + LOCAL_BATCH);
-      parts.push(this.submit({ texts: batch }).then((data) => splitVectors(data, batch.length)));
-    }
-    // every batch settles (none is left running unobserved) before the first error is thrown
-    const settled = await Promise.allSettled(parts);
-    const failed = settled.find((s) => s.status === 'rejected');
-    if (failed) throw (failed as PromiseRejectedResult).reason;
-    return settled.flatMap((s) => (s as PromiseFulfilledResult<number[][]>).value);
+  /** One normalized vector per text, in order; batches run on as many workers as are free. */
+  embed(texts: string[]): Promise<number[][]> {
+    return embedPlanned(texts, (batch) => this.submit({ texts: batch }), true);
   }
 
   /** Test hook: the next worker to take a batch exits with this code instead of answering. */

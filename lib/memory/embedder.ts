@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import OpenAI from 'openai';
 import { env } from '../shared/env';
 import { EmbedPool, trackPool } from './embed-pool';
-import { compileLocalModel, LOCAL_BATCH, LOCAL_DIMS, splitVectors } from './local-model';
+import { compileLocalModel, embedPlanned, LOCAL_BATCH, LOCAL_DIMS } from './local-model';
 
 /**
  * Turns text into vectors for search by meaning. Two kinds:
@@ -75,12 +75,7 @@ export function localEmbedder(opts: { workers?: number } = {}): Embedder {
     batch: LOCAL_BATCH * Math.max(1, workers),
     async embed(texts: string[]) {
       if (workers > 0) return sharedPool(workers).embed(texts);
-      const out: number[][] = [];
-      for (let i = 0; i < texts.length; i += LOCAL_BATCH) {
-        const batch = texts.slice(i, i + LOCAL_BATCH);
-        out.push(...splitVectors(await runInProcess(batch), batch.length));
-      }
-      return out;
+      return embedPlanned(texts, runInProcess, false);
     },
   };
 }

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbedPool } from './embed-pool';
 import { embedWorkers, localEmbedder } from './embedder';
-import { compileLocalModel, LOCAL_BATCH, LOCAL_MAX_CHARS, LOCAL_MAX_TOKENS, normalize } from './local-model';
+import { compileLocalModel, LOCAL_BATCH, LOCAL_MAX_CHARS, LOCAL_MAX_TOKENS, normalize, planBatches } from './local-model';
 
 /**
  * The bundled model's runner: Bullpen's tokenizer gives the library's ids (same vocabulary, same
@@ -56,10 +56,29 @@ describe('tokenizer', () => {
 
 describe('the graph fed directly', () => {
   it('gives the library vectors (texts capped as before, the graph keeping 128 tokens)', async () => {
-    const batch = ['hello world', 'Deploy rollback tenant. '.repeat(300), ' ', '🚀 launch', ...texts(LOCAL_BATCH - 4, 5)];
+    // in the order planBatches keeps (shortest first), so both run the same batch
+    const batch = ['hello world', 'Deploy rollback tenant. '.repeat(300), ' ', '🚀 launch', ...texts(LOCAL_BATCH - 4, 5)]
+      .sort((a, b) => Math.min(a.length, LOCAL_MAX_CHARS) - Math.min(b.length, LOCAL_MAX_CHARS));
+    expect(planBatches(batch)).toEqual([batch.map((_, i) => i)]);
     const want = (await lib.embed(batch.map((t) => t.slice(0, LOCAL_MAX_CHARS) || ' '))).map(normalize);
     const got = await localEmbedder({ workers: 0 }).embed(batch);
     expect(got).toEqual(want);
+  }, 60_000);
+});
+
+describe('batches by length', () => {
+  it('plans shortest first, LOCAL_BATCH at a time, ties in order; vectors come back in the texts\' order', async () => {
+    const input = ['ccc', 'a', 'bb', 'a2', 'x'.repeat(5000), 'y'.repeat(4500), ...Array.from({ length: LOCAL_BATCH }, (_, i) => `z${i}`.padEnd(10, '.'))];
+    const plan = planBatches(input);
+    expect(plan.flat().sort((a, b) => a - b)).toEqual(input.map((_, i) => i));
+    expect(plan[0].slice(0, 4)).toEqual([1, 2, 3, 0]);
+    expect(plan.flat().slice(-2)).toEqual([4, 5]);
+    expect(plan.every((b) => b.length <= LOCAL_BATCH)).toBe(true);
+    const e = localEmbedder({ workers: 0 });
+    const together = await e.embed(['the rollback runbook', 'x'.repeat(600), 'lease']);
+    const alone = [(await e.embed(['the rollback runbook']))[0], (await e.embed(['x'.repeat(600)]))[0], (await e.embed(['lease']))[0]];
+    // a vector moves only by float noise with its batch-mates
+    together.forEach((v, i) => v.forEach((x, k) => expect(Math.abs(x - alone[i][k])).toBeLessThan(1e-5)));
   }, 60_000);
 });
 
