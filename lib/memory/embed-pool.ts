@@ -8,6 +8,7 @@ import { embedPlanned, LOCAL_MODEL_SOURCE, modelPaths, type ModelPaths } from '.
  * - A worker that dies fails the batch it held with an error (the caller retries later); the next
  *   batch starts a fresh worker. Nothing waits forever.
  * - Idle workers never keep the process alive (unref); a worker is ref'd only while it holds a batch.
+ * - A request of one or two texts (a search's query) goes before the queued batches.
  * - close() ends every worker; the process-wide pool is closed by closeEmbedPools().
  */
 
@@ -72,7 +73,9 @@ export class EmbedPool {
   private submit(job: Omit<Job, 'resolve' | 'reject'>): Promise<Float32Array> {
     if (this.closed) return Promise.reject(new Error('the embedding pool was closed'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ ...job, resolve, reject });
+      // a query's one or two texts go before queued backfill batches: someone is waiting on a search
+      if (job.texts.length <= 2) this.queue.unshift({ ...job, resolve, reject });
+      else this.queue.push({ ...job, resolve, reject });
       this.pump();
     });
   }

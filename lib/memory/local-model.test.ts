@@ -105,6 +105,21 @@ describe('the worker pool', () => {
     expect(v).toEqual((await localEmbedder({ workers: 0 }).embed(['after the crash']))[0]);
   }, 60_000);
 
+  it("a query's one text goes before queued batches", async () => {
+    const one = new EmbedPool(1);
+    try {
+      await one.embed(['warm']);
+      const done: string[] = [];
+      const busy = one.embed(texts(LOCAL_BATCH, 7)).then(() => done.push('busy'));
+      const queued = one.embed(texts(LOCAL_BATCH, 9)).then(() => done.push('queued'));
+      const query = one.embed(['how do I roll back']).then(() => done.push('query'));
+      await Promise.all([busy, queued, query]);
+      expect(done).toEqual(['busy', 'query', 'queued']);
+    } finally {
+      await one.close();
+    }
+  }, 60_000);
+
   it('closes: its workers end, queued and later work is refused', async () => {
     const other = new EmbedPool(1);
     await other.embed(['warm']);
