@@ -11,6 +11,7 @@ import { config } from '../server/config';
 import { filesDir, maxUploadBytes, tooLarge } from '../server/files';
 import { checkTransport, configuredHosts, isLoopback, stampPeer, type HeaderSource } from '../server/transport';
 import { startJobs } from '../jobs';
+import { closeEmbedPools } from '../memory/embed-pool';
 import { ensureActor, ensureWorkspace } from '../server/workspace';
 import { DataDirHeld, describeHolder, lockDataDir, type DataLock } from './data-lock';
 import { openDbBounded } from './open-db';
@@ -336,6 +337,8 @@ async function startLocked(
       await closed;
       clearTimeout(force);
       await worker?.stop();
+      // the embedding workers (idle ones never hold the process; this ends them now)
+      await closeEmbedPools();
       // only the file this process wrote: another server's stays
       await removeServerFile(own);
       await db.close();

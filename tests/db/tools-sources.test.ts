@@ -19,9 +19,17 @@ let db: TestDb;
 let T: Tenant;
 let dir: string;
 const quiet = { log: () => {}, error: () => {} };
+// each section is long enough (about 1,600 characters) that the chunker keeps the three apart
+const PAD = {
+  intro: 'The billing service bills every workspace once a day and sends invoices by mail. '.repeat(20),
+  rollback: 'A rollback restores the last good tag; check the dashboards after it finishes. '.repeat(20),
+  migrations: 'Each migration is reviewed, applied on staging first, then on production. '.repeat(22),
+};
 const GUIDE = `# Deploy guide
 
 Intro paragraph about deploying the billing service.
+
+${PAD.intro}
 
 ## Rollback
 
@@ -32,10 +40,15 @@ To roll back, redeploy the previous tag with the pipeline and watch the error ra
 make rollback
 \`\`\`
 
+${PAD.rollback}
+
 ## Database migrations
 
 Run migrations before the new pods start; they must be backward compatible.
+
+${PAD.migrations}
 `;
+const SMALL_GUIDE = GUIDE.replace(PAD.intro, '').replace(PAD.rollback, '').replace(PAD.migrations, '');
 
 const call = (actor: Actor) => (tool: string, input: unknown) => actor.call(tool, input) as never;
 const sync = (actor: Actor = T.agent, source = 'docs') => syncSource({ dir, source, project: 'DOC', call: call(actor), out: quiet });
@@ -72,6 +85,36 @@ describe('chunking', () => {
     expect(chunks.map((c) => c.heading)).toEqual(['Deploy guide', 'Rollback', 'Database migrations']);
     for (const c of chunks) expect(GUIDE.slice(c.start_offset, c.end_offset)).toBe(c.text);
     expect(chunks[1].text).toContain('make rollback');
+    // without merging, every heading starts a chunk
+    expect(chunkDocument(SMALL_GUIDE, { target: 0 }).map((c) => c.heading)).toEqual(['Deploy guide', 'Rollback', 'Database migrations']);
+  });
+
+  it('merges consecutive small sections up to the target, never across a higher heading', () => {
+    // the small guide is one chunk: its two ## sections join the # one, under the first heading
+    const [one, ...rest] = chunkDocument(SMALL_GUIDE);
+    expect(rest).toEqual([]);
+    expect(one).toMatchObject({ heading: 'Deploy guide', start_offset: 0, text: SMALL_GUIDE.trim() });
+    const para = (w: string) => `${w} `.repeat(120).trim();
+    const body = [
+      'Preamble without a heading.', '', '# Alpha', '', para('alpha'), '', '## Alpha one', '', para('one'), '', '## Alpha two', '', para('two'),
+      '', '# Beta', '', para('beta'), '', '### Beta deep', '', para('deep'), '', '## Beta sibling', '', para('sib'), '',
+    ].join('\n');
+    const chunks = chunkDocument(body, { target: 1500 });
+    for (const c of chunks) {
+      expect(body.slice(c.start_offset, c.end_offset)).toBe(c.text);
+      expect(c.text.length).toBeLessThanOrEqual(1500);
+    }
+    // the preamble has no heading: its chunk takes the first one it holds; `## Alpha two` would pass
+    // 1,500 characters; `# Beta` is higher than `## Alpha two`, so it starts a chunk; `### Beta deep` joins it
+    expect(chunks.map((c) => c.heading)).toEqual(['Alpha', 'Alpha two', 'Beta', 'Beta sibling']);
+    expect(chunks[0].text).toMatch(/^Preamble[^]*## Alpha one[^]*one$/);
+    expect(chunks[2].text).toMatch(/^# Beta[^]*### Beta deep[^]*deep$/);
+    // small sections: a higher heading still starts a new chunk
+    const small = chunkDocument('## A\n\nsmall\n\n### A deep\n\nsmall\n\n## A next\n\nsmall\n\n# B\n\nsmall');
+    expect(small.map((c) => c.heading)).toEqual(['A', 'B']);
+    expect(small[0].text).toContain('## A next');
+    // every character of the body outside whitespace is in exactly one chunk
+    expect(chunks.map((c) => c.text).join('\n\n').replace(/\s+/g, '')).toBe(body.replace(/\s+/g, ''));
   });
 
   it('cuts a long section at blank lines and counts offsets in characters', () => {
@@ -83,8 +126,13 @@ describe('chunking', () => {
       expect(c.text.length).toBeLessThanOrEqual(2000);
       expect(body.slice(c.start_offset, c.end_offset)).toBe(c.text);
     }
-    const emoji = chunkDocument('# 🚀 Launch\n\nGo.\n\n# Next\n\nThen.');
+    const emoji = chunkDocument('# 🚀 Launch\n\nGo.\n\n# Next\n\nThen.', { target: 0 });
     expect(emoji[1]).toMatchObject({ heading: 'Next', start_offset: [...'# 🚀 Launch\n\nGo.\n\n'].length });
+    const pad = 'x'.repeat(40);
+    const merged = chunkDocument(`# 🚀 Launch\n\n${pad}\n\n# Next\n\n${pad} 🚀 then.`);
+    expect(merged).toHaveLength(1);
+    expect(merged[0]).toMatchObject({ heading: '🚀 Launch', start_offset: 0 });
+    expect(merged[0].end_offset).toBe([...merged[0].text].length);
   });
 
   it('lists Markdown and text files, skipping dot folders and other files', async () => {
