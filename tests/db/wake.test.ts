@@ -94,8 +94,10 @@ describe('waking task_claim waiters', () => {
     const claimed = results.map((r) => ok(r)).filter((r) => r.claimed);
     expect(claimed).toHaveLength(2);
     expect(new Set(claimed.map((r) => r.task.title))).toEqual(new Set(['one', 'two']));
-    // two tasks, two waiters woken; the four others time out without running again
-    expect(room.woken - woken0).toBe(2);
+    // two tasks, at most two waiters woken; the four others time out without running again. (A
+    // waiter still on its first run when the tasks arrive takes one without a wake-up being spent on
+    // it, so under load the count may be lower: the promise is the upper bound.)
+    expect(room.woken - woken0).toBeLessThanOrEqual(2);
   });
 
   it('another workspace’s work wakes nobody here', async () => {
