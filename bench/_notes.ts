@@ -52,3 +52,18 @@ export async function seedNotes(db: Db, ws: Claims, n: number, docVectors: numbe
     );
   }
 }
+
+/** n notes made of the set's texts in the workspace, pending embedding (as knowledge_write leaves them); their titles and bodies. */
+export async function seedPendingNotes(db: Db, ws: Claims, n: number): Promise<{ title: string; body: string }[]> {
+  const rows = Array.from({ length: n }, (_, j) => {
+    const d = set.docs[j % set.docs.length];
+    return { title: `${d.title} [${j}]`, body: `${d.text} (copy ${j})` };
+  });
+  await db.query(
+    `insert into public.knowledge_notes (tenant_id, kind, title, body, author_actor_id, updated_by_actor_id, content_hash, embedding_status)
+     select $1, 'note', x.title, x.body, $2, $2, bullpen.memory_hash(bullpen.note_embed_text(x.title, x.body)), 'pending'
+       from jsonb_to_recordset($3::jsonb) as x(title text, body text)`,
+    [ws.tenant_id, ws.actor_id, JSON.stringify(rows)],
+  );
+  return rows;
+}

@@ -18,7 +18,7 @@ import { embedDue } from '../lib/memory/backfill';
 import { embedWorkers, localEmbedder, LOCAL_MODEL, type Embedder } from '../lib/memory/embedder';
 import { closeEmbedPools } from '../lib/memory/embed-pool';
 import { compileLocalModel, LOCAL_BATCH, normalize } from '../lib/memory/local-model';
-import { benchWorkspace, set } from './_notes';
+import { benchWorkspace, seedPendingNotes } from './_notes';
 import { emit, runBench } from './lib';
 
 const N = Number(process.env.BENCH_BACKFILL_NOTES ?? 400);
@@ -42,16 +42,7 @@ async function libraryEmbedder(): Promise<Embedder> {
 }
 
 async function seed(db: Db, ws: Claims): Promise<string[]> {
-  const rows = Array.from({ length: N }, (_, j) => {
-    const d = set.docs[j % set.docs.length];
-    return { title: `${d.title} [${j}]`, body: `${d.text} (copy ${j})` };
-  });
-  await db.query(
-    `insert into public.knowledge_notes (tenant_id, kind, title, body, author_actor_id, updated_by_actor_id, content_hash, embedding_status)
-     select $1, 'note', x.title, x.body, $2, $2, bullpen.memory_hash(bullpen.note_embed_text(x.title, x.body)), 'pending'
-       from jsonb_to_recordset($3::jsonb) as x(title text, body text)`,
-    [ws.tenant_id, ws.actor_id, JSON.stringify(rows)],
-  );
+  await seedPendingNotes(db, ws, N);
   const texts = await db.query<{ text: string }>(
     `select bullpen.note_embed_text(title, body) as text from public.knowledge_notes where tenant_id = $1 order by created_at, id`, [ws.tenant_id]);
   return texts.map((t) => t.text);

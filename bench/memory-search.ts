@@ -20,7 +20,7 @@ import { callSql, type Claims, type Db } from '../lib/db/types';
 import { embedDue } from '../lib/memory/backfill';
 import { localEmbedder, LOCAL_MODEL, setEmbedder } from '../lib/memory/embedder';
 import { mintKey } from '../lib/server/workspace';
-import { benchWorkspace, seedNotes, set } from './_notes';
+import { benchWorkspace, seedNotes, seedPendingNotes, set } from './_notes';
 import { emit, envFields, mcpCall, percentile, runBench, scratchDatabase, startServer, unlimitedRates } from './lib';
 import '../lib/server/wiring';
 
@@ -206,16 +206,7 @@ async function httpLatency(url: string, db: Db, big: Claims) {
 async function backfill(db: Db, label: string) {
   const ws = await benchWorkspace(db, `bench-backfill-${label}`);
   const n = 400;
-  const rows = Array.from({ length: n }, (_, j) => {
-    const d = set.docs[j % set.docs.length];
-    return { title: `${d.title} [${j}]`, body: `${d.text} (copy ${j})` };
-  });
-  await db.query(
-    `insert into public.knowledge_notes (tenant_id, kind, title, body, author_actor_id, updated_by_actor_id, content_hash, embedding_status)
-     select $1, 'note', x.title, x.body, $2, $2, bullpen.memory_hash(bullpen.note_embed_text(x.title, x.body)), 'pending'
-       from jsonb_to_recordset($3::jsonb) as x(title text, body text)`,
-    [ws.tenant_id, ws.actor_id, JSON.stringify(rows)],
-  );
+  const rows = await seedPendingNotes(db, ws, n);
   const embedder = localEmbedder();
   await embedder.embed(['warm up']);
   // the model alone on the same texts, for the share of the time that is the model's

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { syncSource } from '../lib/cli/knowledge-sync';
 import { chunkDocument } from '../lib/core/sources';
 import { agent, agentKey, server, signIn } from './helpers';
@@ -36,6 +36,17 @@ test.beforeAll(async () => {
   await bot.close();
 });
 
+/** A hit naming the survey opens it in the Sources reader; the reader. */
+async function opensSurvey(page: Page, hit: Locator): Promise<Locator> {
+  await expect(hit).toContainText('Glacier survey');
+  await expect(hit).toContainText(`${SOURCE}/glacier-survey.md`);
+  await hit.click();
+  await expect(page).toHaveURL(/\/knowledge\?view=sources&doc=[0-9a-f-]{36}$/);
+  const reader = page.getByTestId('source-document');
+  await expect(reader.locator('header h2')).toHaveText('Glacier survey');
+  return reader;
+}
+
 test.afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -56,13 +67,7 @@ test('the Sources view shows a synced source with its documents, chunks and sync
   await expect(cells.nth(4)).toHaveText('none');
 
   await page.getByTestId('sources-search').fill('crevasse');
-  const hit = page.getByTestId('source-hit').first();
-  await expect(hit).toContainText('Glacier survey');
-  await expect(hit).toContainText(`${SOURCE}/glacier-survey.md`);
-  await hit.click();
-  await expect(page).toHaveURL(/\/knowledge\?view=sources&doc=[0-9a-f-]{36}$/);
-  const reader = page.getByTestId('source-document');
-  await expect(reader.locator('header h2')).toHaveText('Glacier survey');
+  const reader = await opensSurvey(page, page.getByTestId('source-hit').first());
   await expect(reader).toContainText(`${SOURCE}/glacier-survey.md`);
   const chunks = reader.getByTestId('source-chunk');
   await expect(chunks.filter({ hasText: 'Rope up in threes' })).toHaveCount(1);
@@ -75,12 +80,6 @@ test('the ⌘K palette reaches a source document and opening it lands on the rea
   await page.keyboard.press('Control+k');
   const palette = page.getByTestId('command-palette');
   await palette.getByLabel('Search').fill('ablation');
-  const hit = palette.locator('[data-testid="palette-hit"][data-type="source"]').first();
-  await expect(hit).toContainText('Glacier survey');
-  await expect(hit).toContainText(`${SOURCE}/glacier-survey.md`);
-  await hit.click();
-  await expect(page).toHaveURL(/\/knowledge\?view=sources&doc=[0-9a-f-]{36}$/);
-  const reader = page.getByTestId('source-document');
-  await expect(reader.locator('header h2')).toHaveText('Glacier survey');
+  const reader = await opensSurvey(page, palette.locator('[data-testid="palette-hit"][data-type="source"]').first());
   await expect(reader.getByTestId('source-chunk').filter({ hasText: 'ablation stake' })).toHaveCount(1);
 });
