@@ -25,14 +25,22 @@ async function seriousViolations(page: Page, what: string): Promise<string[]> {
 }
 
 /** Clicks a node of the cytoscape picture where it is drawn (the canvas has no elements to click). */
-async function clickNode(page: Page, scope: ReturnType<Page['getByTestId']>, nodeId: string): Promise<void> {
+/**
+ * Clicks a node of the Related graph where the panel says it is drawn, until the page goes where
+ * the click leads: a live update may lay the graph out again between reading a node's position
+ * and the click landing.
+ */
+async function clickNode(page: Page, scope: ReturnType<Page['getByTestId']>, nodeId: string, leadsTo: RegExp): Promise<void> {
   const graph = scope.getByTestId('related-graph');
   await expect(graph).toHaveAttribute('data-nodes', new RegExp(nodeId));
-  await graph.scrollIntoViewIfNeeded();
-  const nodes = JSON.parse((await graph.getAttribute('data-nodes'))!) as { id: string; x: number; y: number }[];
-  const at = nodes.find((n) => n.id === nodeId)!;
-  const box = (await graph.boundingBox())!;
-  await page.mouse.click(box.x + at.x, box.y + at.y);
+  await expect(async () => {
+    await graph.scrollIntoViewIfNeeded();
+    const nodes = JSON.parse((await graph.getAttribute('data-nodes'))!) as { id: string; x: number; y: number }[];
+    const at = nodes.find((n) => n.id === nodeId)!;
+    const box = (await graph.boundingBox())!;
+    await page.mouse.click(box.x + at.x, box.y + at.y);
+    await expect(page).toHaveURL(leadsTo, { timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
 }
 
 test.beforeAll(async () => {
@@ -79,8 +87,7 @@ test('a link an agent makes over MCP appears live in the task’s Related panel;
   await page.keyboard.press('Escape');
   await expect(page.getByTestId('link-picker')).toBeHidden();
   await expect(page.getByTestId('task-drawer')).toBeVisible();
-  await clickNode(page, panel, ids.note);
-  await expect(page).toHaveURL(new RegExp(`/knowledge\\?note=${ids.note}`));
+  await clickNode(page, panel, ids.note, new RegExp(`/knowledge\\?note=${ids.note}`));
   const opened = page.locator(`[data-testid="note"][data-note-id="${ids.note}"]`);
   await expect(opened).toContainText('dead letter');
   // the note carries the panel too, pointing back at the task
@@ -116,8 +123,7 @@ test('“Add link” picks a target by search, a relation and a strength; the ag
   expect(back).toMatchObject({ distance: 1, path: [{ relation: 'explains', direction: 'in', strength: 0.6 }] });
   expect(await seriousViolations(page, 'decision with the Related panel')).toEqual([]);
   // clicking the task's node opens its drawer on the board
-  await clickNode(page, panel, ids.task);
-  await expect(page).toHaveURL(new RegExp(`/projects/${key}\\?task=${key}-1`));
+  await clickNode(page, panel, ids.task, new RegExp(`/projects/${key}\\?task=${key}-1`));
   await expect(page.getByTestId('drawer-ref')).toHaveText(`${key}-1`);
   await bot.close();
 });
