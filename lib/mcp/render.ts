@@ -68,21 +68,16 @@ export function renderNote(n: Row): string {
   );
 }
 
-/** A decision's consequences as a list (an older row's single text is one item). */
-function consequencesOf(d: Row): string[] {
-  const c = d.consequences as unknown;
-  return Array.isArray(c) ? c.map(String) : typeof c === 'string' && c ? [c] : [];
-}
-
 /** One decision as Markdown. */
 export function renderDecision(d: Row): string {
   const options = (d.options as Row[]) ?? [];
+  const consequences = (d.consequences as string[]) ?? [];
   return (
     frontMatter({ type: 'decision', id: d.id, status: d.status, project: d.project_key, tags: d.tags, author: d.author, created_at: d.created_at, superseded_by: d.superseded_by }) +
     `# ${d.title}\n\n**Choice:** ${d.choice}\n` +
     (d.context ? `\n## Context\n${d.context}\n` : '') +
     (d.rationale ? `\n## Rationale\n${d.rationale}\n` : '') +
-    (consequencesOf(d).length ? `\n## Consequences\n${consequencesOf(d).map((c) => `- ${c}`).join('\n')}\n` : '') +
+    (consequences.length ? `\n## Consequences\n${consequences.map((c) => `- ${c}`).join('\n')}\n` : '') +
     (options.length ? `\n## Options\n${options.map((o) => `- **${o.label}**${o.summary ? `: ${o.summary}` : ''}`).join('\n')}\n` : '')
   );
 }
@@ -211,7 +206,7 @@ export function renderStartTask(
     ...(criteria.length ? criteria.map((c) => `- [${c.met ? 'x' : ' '}] ${c.text}`) : ['- none: agree them with task_update before you start']),
     ...(got.blockers?.length ? ['', '## Depends on', ...got.blockers.map((b) => `- ${b.ref} ${b.title} (${b.status})`)] : []),
     ...section('Related decisions', memory.decisions, (d) =>
-      [`- [${d.status}] ${d.title}: ${d.choice} (bullpen://decision/${d.id})`, ...consequencesOf(d).map((c) => `  - consequence: ${c}`)].join('\n'),
+      [`- [${d.status}] ${d.title}: ${d.choice} (bullpen://decision/${d.id})`, ...((d.consequences as string[]) ?? []).map((c) => `  - consequence: ${c}`)].join('\n'),
     ),
     ...section('Guidelines in force', memory.guidelines, (g) => `- ${g.title} (${[g.language, g.category].filter(Boolean).join('/') || 'any'}, ${g.scope}) (bullpen://guideline/${g.id})`),
     ...section('Related notes', memory.related === null ? null : notes, (n) => `- ${n.label} (bullpen://note/${n.id})`),

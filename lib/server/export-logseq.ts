@@ -153,8 +153,8 @@ export function exportLogseq(doc: ExportDoc): LogseqGraph {
         page(id, [...common, ['author', link(r.author_actor_id)], ['supersedes', link(r.supersedes_decision_id)]], [
           ...text(r.choice),
           ...['context', 'rationale', 'consequences'].flatMap((f) => {
-            // consequences: a list, one block each (an export written before 0038 has one text)
-            const items = (Array.isArray(r[f]) ? (r[f] as unknown[]) : [r[f]]).filter((x): x is string => typeof x === 'string' && !!x.trim());
+            // consequences is a list: one block each
+            const items = [r[f]].flat().filter((x): x is string => typeof x === 'string' && !!x.trim());
             return items.length ? [`- **${f}**`, ...items.map((x) => blockOf(x, 1))] : [];
           }),
         ]);
